@@ -1,0 +1,152 @@
+package cassandratest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Mode selects which SSTable format the node writes. It is a node-wide
+// setting, so each mode needs its own node (and its own data directory:
+// storage_compatibility_mode cannot be lowered once data was written).
+type Mode string
+
+const (
+	// ModeNB keeps 4.x compatibility: BIG format, version nb (or nc).
+	ModeNB Mode = "nb"
+	// ModeOA is 5.0's own BIG format, version oa.
+	ModeOA Mode = "oa"
+	// ModeDA is 5.0's trie-indexed BTI format, version da.
+	ModeDA Mode = "da"
+)
+
+// Modes lists every mode in the order the corpus is generated.
+var Modes = []Mode{ModeNB, ModeOA, ModeDA}
+
+// ParseMode accepts the three mode names.
+func ParseMode(s string) (Mode, error) {
+	for _, m := range Modes {
+		if string(m) == s {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("parse storage mode %q: want one of nb, oa, da", s)
+}
+
+// ports are the loopback ports one node listens on.
+type ports struct {
+	CQL, Storage, JMX int
+}
+
+// writeConfig writes cassandra.yaml and logback.xml for one node into
+// dir/conf and creates its data directories.
+func writeConfig(dir string, mode Mode, p ports) error {
+	for _, sub := range []string{"conf", "data", "commitlog", "saved_caches", "hints", "cdc_raw", "logs"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return fmt.Errorf("create node dir: %w", err)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `# Written by internal/cassandratest for one throw-away test node.
+cluster_name: sstable-flight-test
+num_tokens: 1
+initial_token: 0
+partitioner: org.apache.cassandra.dht.Murmur3Partitioner
+data_file_directories: [%[1]s/data]
+commitlog_directory: %[1]s/commitlog
+saved_caches_directory: %[1]s/saved_caches
+hints_directory: %[1]s/hints
+cdc_raw_directory: %[1]s/cdc_raw
+commitlog_sync: periodic
+commitlog_sync_period: 10000ms
+seed_provider:
+  - class_name: org.apache.cassandra.locator.SimpleSeedProvider
+    parameters:
+      - seeds: "127.0.0.1:%[2]d"
+listen_address: 127.0.0.1
+rpc_address: 127.0.0.1
+storage_port: %[2]d
+native_transport_port: %[3]d
+start_native_transport: true
+endpoint_snitch: SimpleSnitch
+auto_snapshot: false
+concurrent_compactors: 1
+# Small row-index blocks so modest partitions already get Index.db IndexInfo
+# entries (BIG) and multi-block Rows.db entries (BTI).
+column_index_size: 4KiB
+# Tests read right after writing; no need to keep a tombstone-heavy read
+# from failing the query.
+tombstone_failure_threshold: 1000000
+`, dir, p.Storage, p.CQL)
+	switch mode {
+	case ModeNB:
+		b.WriteString("storage_compatibility_mode: CASSANDRA_4\n")
+	case ModeOA:
+		b.WriteString("storage_compatibility_mode: NONE\n")
+	case ModeDA:
+		b.WriteString("storage_compatibility_mode: NONE\nsstable:\n  selected_format: bti\n")
+	default:
+		return fmt.Errorf("write cassandra.yaml: unknown mode %q", mode)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "conf", "cassandra.yaml"), []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("write cassandra.yaml: %w", err)
+	}
+	logback := `<configuration>
+  <appender name="FILE" class="ch.qos.logback.core.FileAppender">
+    <file>${cassandra.logdir}/system.log</file>
+    <encoder><pattern>%-5level [%thread] %date{ISO8601} %F:%L - %msg%n</pattern></encoder>
+  </appender>
+  <root level="INFO"><appender-ref ref="FILE"/></root>
+</configuration>
+`
+	if err := os.WriteFile(filepath.Join(dir, "conf", "logback.xml"), []byte(logback), 0o644); err != nil {
+		return fmt.Errorf("write logback.xml: %w", err)
+	}
+	return nil
+}
+
+// jdk17Options are the module-system openings Cassandra 5.0 needs on JDK 17,
+// as its own conf/jvm17-server.options lists them.
+var jdk17Options = []string{
+	"-Djdk.attach.allowAttachSelf=true",
+	"--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
+	"--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",
+	"--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
+	"--add-exports", "java.management.rmi/com.sun.jmx.remote.internal.rmi=ALL-UNNAMED",
+	"--add-exports", "java.rmi/sun.rmi.registry=ALL-UNNAMED",
+	"--add-exports", "java.rmi/sun.rmi.server=ALL-UNNAMED",
+	"--add-exports", "java.sql/java.sql=ALL-UNNAMED",
+	"--add-opens", "java.base/java.lang.module=ALL-UNNAMED",
+	"--add-opens", "java.base/jdk.internal.loader=ALL-UNNAMED",
+	"--add-opens", "java.base/jdk.internal.ref=ALL-UNNAMED",
+	"--add-opens", "java.base/jdk.internal.reflect=ALL-UNNAMED",
+	"--add-opens", "java.base/jdk.internal.math=ALL-UNNAMED",
+	"--add-opens", "java.base/jdk.internal.module=ALL-UNNAMED",
+	"--add-opens", "java.base/jdk.internal.util.jar=ALL-UNNAMED",
+	"--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED",
+	"--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
+	"--add-opens", "java.base/java.io=ALL-UNNAMED",
+	"--add-opens", "java.base/java.nio=ALL-UNNAMED",
+	"--add-opens", "java.base/java.util.concurrent=ALL-UNNAMED",
+	"--add-opens", "java.base/java.util=ALL-UNNAMED",
+	"--add-opens", "java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+	"--add-opens", "java.base/java.lang=ALL-UNNAMED",
+	"--add-opens", "java.base/java.math=ALL-UNNAMED",
+	"--add-opens", "java.base/java.lang.reflect=ALL-UNNAMED",
+	"--add-opens", "java.base/java.net=ALL-UNNAMED",
+}
+
+// toolArgs are the JVM arguments shared by the daemon and the offline tools
+// (NodeTool, SSTableExport): module openings, logging into the node's log
+// directory, and the node's own configuration.
+func toolArgs(rt Runtime, dir string) []string {
+	args := append([]string{}, jdk17Options...)
+	return append(args,
+		"-Dcassandra.config=file://"+filepath.Join(dir, "conf", "cassandra.yaml"),
+		"-Dlogback.configurationFile=file://"+filepath.Join(dir, "conf", "logback.xml"),
+		"-Dcassandra.logdir="+filepath.Join(dir, "logs"),
+		"-Dcassandra.storagedir="+dir,
+		"-cp", rt.Classpath,
+	)
+}

@@ -1,0 +1,19 @@
+// Package cassandratest starts and drives a real Apache Cassandra 5.0 node for
+// tests and for the corpus generator.
+//
+// Cassandra is the oracle of this project: it writes the SSTables our reader
+// must decode, its sstabledump (SSTableExport) is the reference for raw reads,
+// and its CQL answers are the reference for reconciled rows. Nothing here
+// imitates Cassandra; everything runs Cassandra's own classes.
+//
+// Maven Central does not serve the 5.0 binary tarball, so Install resolves
+// org.apache.cassandra:cassandra-all and its runtime dependencies with Maven
+// (cached in ~/.m2, so a second run needs no network) and Start runs
+// org.apache.cassandra.service.CassandraDaemon on that classpath with a
+// minimal cassandra.yaml written per node, bound to 127.0.0.1 only.
+//
+// A test run shares one node across packages: the Makefile starts it with
+// cmd/cassandra-harness and passes its address in the environment (see Env
+// and Shared). A test that needs Cassandra never skips: without a node it
+// starts its own, and in CI (CI=true) without one it fails.
+package cassandratest

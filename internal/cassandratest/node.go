@@ -1,0 +1,326 @@
+package cassandratest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+)
+
+// Options configure Start.
+type Options struct {
+	Mode Mode
+	// Dir holds the node's config, data and logs. Empty means a new
+	// temporary directory, removed by Stop.
+	Dir string
+	// HeapMB sizes the JVM heap; 0 means 768.
+	HeapMB int
+	// Detached leaves the node running when this process exits (for
+	// deploy/local/cassandra.sh). Otherwise the kernel kills the node if
+	// the starting process dies, so a crashed test never leaks a JVM.
+	Detached bool
+	// StartTimeout bounds the wait for CQL; 0 means 3 minutes.
+	StartTimeout time.Duration
+}
+
+// Node is one running Cassandra node, started here or attached to.
+type Node struct {
+	State
+	rt      Runtime
+	cmd     *exec.Cmd
+	waitErr chan error
+	owned   bool // started by this process: Stop kills it
+	tempDir bool // Dir was created by Start: Stop removes it
+}
+
+// State is what another process needs to use a node; it is stored in
+// Dir/node.json and passed through the environment.
+type State struct {
+	Pid     int    `json:"pid"`
+	Mode    Mode   `json:"mode"`
+	Dir     string `json:"dir"`
+	CQLPort int    `json:"cql_port"`
+	JMXPort int    `json:"jmx_port"`
+	Storage int    `json:"storage_port"`
+}
+
+// Host is the only address the node binds.
+const Host = "127.0.0.1"
+
+// Start installs the runtime if needed, writes the node's configuration and
+// starts CassandraDaemon, returning once CQL answers.
+func Start(ctx context.Context, opt Options) (*Node, error) {
+	rt, err := Install(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{rt: rt, owned: true}
+	n.Mode = opt.Mode
+	if n.Mode == "" {
+		n.Mode = ModeOA
+	}
+	n.Dir = opt.Dir
+	if n.Dir == "" {
+		d, err := os.MkdirTemp("", "sstf-cassandra-")
+		if err != nil {
+			return nil, fmt.Errorf("create node dir: %w", err)
+		}
+		n.Dir, n.tempDir = d, true
+	}
+	if n.Dir, err = filepath.Abs(n.Dir); err != nil {
+		return nil, fmt.Errorf("resolve node dir: %w", err)
+	}
+	p, err := freePorts(3)
+	if err != nil {
+		return nil, err
+	}
+	n.CQLPort, n.Storage, n.JMXPort = p[0], p[1], p[2]
+	if err := writeConfig(n.Dir, n.Mode, ports{CQL: n.CQLPort, Storage: n.Storage, JMX: n.JMXPort}); err != nil {
+		return nil, err
+	}
+	heap := opt.HeapMB
+	if heap == 0 {
+		heap = 768
+	}
+	args := []string{
+		fmt.Sprintf("-Xms%dm", heap), fmt.Sprintf("-Xmx%dm", heap), "-Xss512k",
+		"-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError",
+		"-Dcassandra.jmx.local.port=" + strconv.Itoa(n.JMXPort),
+		"-Dcassandra-foreground=yes",
+		// The node runs on a 2-core machine next to the tests; keep the
+		// background thread pools small.
+		"-Dcassandra.available_processors=2",
+	}
+	args = append(args, toolArgs(rt, n.Dir)...)
+	args = append(args, "org.apache.cassandra.service.CassandraDaemon")
+	logf, err := os.Create(filepath.Join(n.Dir, "logs", "stdout.log"))
+	if err != nil {
+		return nil, fmt.Errorf("create node log: %w", err)
+	}
+	defer logf.Close()
+	n.cmd = exec.Command(rt.Java, args...)
+	n.cmd.Dir = n.Dir
+	n.cmd.Stdout, n.cmd.Stderr = logf, logf
+	n.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if !opt.Detached {
+		n.cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	}
+	if err := n.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start cassandra: %w", err)
+	}
+	n.Pid = n.cmd.Process.Pid
+	n.waitErr = make(chan error, 1)
+	go func() { n.waitErr <- n.cmd.Wait() }()
+	if err := n.writeState(); err != nil {
+		_ = n.Stop()
+		return nil, err
+	}
+	timeout := opt.StartTimeout
+	if timeout == 0 {
+		timeout = 3 * time.Minute
+	}
+	if err := n.waitCQL(ctx, timeout); err != nil {
+		stopErr := n.Stop()
+		return nil, errors.Join(err, stopErr)
+	}
+	return n, nil
+}
+
+func (n *Node) writeState() error {
+	b, err := json.MarshalIndent(n.State, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode node state: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(n.Dir, "node.json"), b, 0o644); err != nil {
+		return fmt.Errorf("write node state: %w", err)
+	}
+	return nil
+}
+
+// AttachDir returns a handle on the node whose state Start stored in dir.
+// The handle does not own the process unless own is set.
+func AttachDir(ctx context.Context, dir string, own bool) (*Node, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "node.json"))
+	if err != nil {
+		return nil, fmt.Errorf("read node state: %w", err)
+	}
+	var st State
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("decode node state %s: %w", dir, err)
+	}
+	return attach(ctx, st, own)
+}
+
+func attach(ctx context.Context, st State, own bool) (*Node, error) {
+	rt, err := Install(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Node{State: st, rt: rt, owned: own}, nil
+}
+
+// Addr is the CQL address host:port.
+func (n *Node) Addr() string { return net.JoinHostPort(Host, strconv.Itoa(n.CQLPort)) }
+
+// DataDir is the node's data_file_directories entry: <keyspace>/<table>-<id>/.
+func (n *Node) DataDir() string { return filepath.Join(n.Dir, "data") }
+
+// Cluster returns a gocql cluster config for the node.
+func (n *Node) Cluster() *gocql.ClusterConfig {
+	c := gocql.NewCluster(Host)
+	c.Port = n.CQLPort
+	c.Consistency = gocql.One
+	c.Timeout = 30 * time.Second
+	c.ConnectTimeout = 10 * time.Second
+	c.ProtoVersion = 5
+	c.DisableInitialHostLookup = true
+	return c
+}
+
+// Session opens a CQL session; the caller closes it.
+func (n *Node) Session() (*gocql.Session, error) {
+	s, err := n.Cluster().CreateSession()
+	if err != nil {
+		return nil, fmt.Errorf("connect to cassandra at %s: %w", n.Addr(), err)
+	}
+	return s, nil
+}
+
+func (n *Node) waitCQL(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	var last error
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-n.waitErr:
+			n.waitErr <- err
+			return fmt.Errorf("cassandra exited during start-up (%v); log tail:\n%s", err, n.LogTail(30))
+		case <-ctx.Done():
+			return fmt.Errorf("wait for cassandra: %w", ctx.Err())
+		case <-time.After(time.Second):
+		}
+		c, err := net.DialTimeout("tcp", n.Addr(), time.Second)
+		if err != nil {
+			last = err
+			continue
+		}
+		c.Close()
+		s, err := n.Session()
+		if err != nil {
+			last = err
+			continue
+		}
+		var v string
+		err = s.Query("SELECT release_version FROM system.local").Scan(&v)
+		s.Close()
+		if err == nil {
+			return nil
+		}
+		last = err
+	}
+	return fmt.Errorf("wait for cassandra CQL on %s: not ready after %s (last: %v); log tail:\n%s", n.Addr(), timeout, last, n.LogTail(30))
+}
+
+// LogTail returns the last lines of the node's system log, for error reports.
+func (n *Node) LogTail(lines int) string {
+	b, err := os.ReadFile(filepath.Join(n.Dir, "logs", "system.log"))
+	if err != nil {
+		b, _ = os.ReadFile(filepath.Join(n.Dir, "logs", "stdout.log"))
+	}
+	return tail(string(b), lines)
+}
+
+// Stop ends a node this process owns: SIGTERM to its process group, SIGKILL
+// after 30 s, then waits until the pid is gone. A temporary directory made
+// by Start is removed. Stop on an attached, not owned node does nothing.
+func (n *Node) Stop() error {
+	if !n.owned || n.Pid == 0 {
+		return nil
+	}
+	_ = syscall.Kill(-n.Pid, syscall.SIGTERM)
+	if !waitGone(n.Pid, n.waitErr, 30*time.Second) {
+		_ = syscall.Kill(-n.Pid, syscall.SIGKILL)
+		if !waitGone(n.Pid, n.waitErr, 10*time.Second) {
+			return fmt.Errorf("stop cassandra: pid %d still alive after SIGKILL", n.Pid)
+		}
+	}
+	n.owned = false
+	if n.tempDir {
+		if err := os.RemoveAll(n.Dir); err != nil {
+			return fmt.Errorf("remove node dir: %w", err)
+		}
+	}
+	return nil
+}
+
+// waitGone waits for the process to exit. When we are its parent, waitErr
+// reaps it; otherwise (attached by node.json) poll with signal 0.
+func waitGone(pid int, waitErr chan error, d time.Duration) bool {
+	deadline := time.After(d)
+	for {
+		if waitErr != nil {
+			select {
+			case err := <-waitErr:
+				waitErr <- err
+				return true
+			case <-deadline:
+				return false
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
+		if !Alive(pid) {
+			return true
+		}
+		select {
+		case <-deadline:
+			return false
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// Alive reports whether a process with this pid exists (and is not a zombie).
+func Alive(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// Field 3 of /proc/pid/stat is the state; Z is a zombie.
+	for i := len(b) - 1; i > 0; i-- {
+		if b[i] == ')' && i+2 < len(b) {
+			return b[i+2] != 'Z'
+		}
+	}
+	return true
+}
+
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	var out []int
+	for range n {
+		l, err := net.Listen("tcp", Host+":0")
+		if err != nil {
+			return nil, fmt.Errorf("find free port: %w", err)
+		}
+		ls = append(ls, l)
+		out = append(out, l.Addr().(*net.TCPAddr).Port)
+	}
+	return out, nil
+}

@@ -1,0 +1,101 @@
+package cassandratest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Environment variables through which a running node is shared with the
+// test binaries of every package (set by Env, read by Shared).
+const (
+	EnvPid  = "SSTF_CASSANDRA_PID"
+	EnvMode = "SSTF_CASSANDRA_MODE"
+	EnvDir  = "SSTF_CASSANDRA_DIR"
+	EnvCQL  = "SSTF_CASSANDRA_CQL_PORT"
+	EnvJMX  = "SSTF_CASSANDRA_JMX_PORT"
+)
+
+// Env returns the variables that let Shared attach to this node.
+func (n *Node) Env() []string {
+	return []string{
+		EnvPid + "=" + strconv.Itoa(n.Pid),
+		EnvMode + "=" + string(n.Mode),
+		EnvDir + "=" + n.Dir,
+		EnvCQL + "=" + strconv.Itoa(n.CQLPort),
+		EnvJMX + "=" + strconv.Itoa(n.JMXPort),
+	}
+}
+
+func stateFromEnv() (State, bool, error) {
+	if os.Getenv(EnvCQL) == "" {
+		return State{}, false, nil
+	}
+	var st State
+	var err error
+	atoi := func(name string) int {
+		v, e := strconv.Atoi(os.Getenv(name))
+		if e != nil && err == nil {
+			err = fmt.Errorf("read %s: %w", name, e)
+		}
+		return v
+	}
+	st.Pid, st.CQLPort, st.JMXPort = atoi(EnvPid), atoi(EnvCQL), atoi(EnvJMX)
+	st.Dir = os.Getenv(EnvDir)
+	st.Mode, _ = ParseMode(os.Getenv(EnvMode))
+	return st, true, err
+}
+
+var (
+	sharedOnce sync.Once
+	sharedNode *Node
+	sharedErr  error
+)
+
+// Shared returns the node shared by this test run. When the environment
+// names one (make test), it is attached to; otherwise this test binary
+// starts its own, stopped by RunMain. In CI a missing shared node is a
+// failure, never a skip: every CI test run must exercise real Cassandra.
+func Shared(t testing.TB) *Node {
+	t.Helper()
+	sharedOnce.Do(func() {
+		st, ok, err := stateFromEnv()
+		switch {
+		case err != nil:
+			sharedErr = err
+		case ok:
+			sharedNode, sharedErr = attach(context.Background(), st, false)
+		case os.Getenv("CI") != "":
+			sharedErr = fmt.Errorf("no shared Cassandra node in CI: run the tests through `make test` (cmd/cassandra-harness sets %s)", EnvCQL)
+		default:
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			sharedNode, sharedErr = Start(ctx, Options{Mode: ModeOA})
+		}
+	})
+	if sharedErr != nil {
+		t.Fatalf("cassandra node: %v", sharedErr)
+	}
+	return sharedNode
+}
+
+// RunMain runs the package's tests and then stops a node that Shared
+// started for this binary. Use it from TestMain:
+//
+//	func TestMain(m *testing.M) { os.Exit(cassandratest.RunMain(m)) }
+func RunMain(m *testing.M) int {
+	code := m.Run()
+	if sharedNode != nil {
+		if err := sharedNode.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			if code == 0 {
+				code = 1
+			}
+		}
+	}
+	return code
+}
