@@ -1,0 +1,39 @@
+# sstable-flight. The two commands a newcomer needs:
+#   make run    the server's main job on the committed corpus (no Cassandra needed)
+#   make test   vet, unit tests and the real-Cassandra tests, installing what they need
+GO      ?= go
+BUILD   := build
+FULL    := $(BUILD)/corpus-full
+HARNESS := $(GO) run ./cmd/cassandra-harness
+
+.PHONY: run test deps vet unit corpus corpus-full check-corpus-full clean
+
+run:
+	$(GO) run ./cmd/sstable-flight
+
+deps:
+	@bash deploy/local/install-deps.sh
+
+vet:
+	$(GO) vet ./...
+
+# All Go tests of every package against one shared Cassandra node.
+unit: deps
+	$(HARNESS) run -mode oa -- $(GO) test -count=1 ./...
+
+# Regenerate the full-size corpus in nb, oa and da (one node per mode, in
+# turn) and check the coverage list against it.
+corpus-full: deps
+	$(GO) run ./cmd/corpusgen -out $(FULL) -scale full
+
+check-corpus-full: corpus-full
+	$(GO) test -count=1 ./internal/corpus -run 'TestCoverage$$' -corpus $(abspath $(FULL))
+
+test: deps vet unit check-corpus-full
+
+# Rewrite the committed small corpus (testdata/corpus) from real Cassandra.
+corpus: deps
+	$(GO) run ./cmd/corpusgen -out testdata/corpus -scale small
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,28 @@
+// Command sstable-flight serves the SSTables of a Cassandra data directory
+// as Arrow over Flight.
+//
+// Until the Flight server lands, it lists what it would serve: the tables
+// of each data directory and their SSTable files. With no flags it uses the
+// committed corpus (the embedded default), so it runs without Cassandra.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/sstable-flight/sstable-flight/snapshot"
+)
+
+func main() {
+	dataDirs := flag.String("data-dir", "testdata/corpus/nb,testdata/corpus/oa,testdata/corpus/da",
+		"Cassandra data directories (<keyspace>/<table>-<id>/), comma-separated")
+	flag.Parse()
+	for _, d := range strings.Split(*dataDirs, ",") {
+		if err := snapshot.Describe(os.Stdout, d); err != nil {
+			fmt.Fprintln(os.Stderr, "sstable-flight:", err)
+			os.Exit(1)
+		}
+	}
+}

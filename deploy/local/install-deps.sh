@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what the tests need when it is missing: a JDK 17 (Cassandra 5.0
+# runs on 11 or 17 only) and Maven (to resolve Cassandra from Maven
+# Central). Go itself must already be on the machine. Idempotent and quiet
+# when everything is present.
+set -euo pipefail
+need=()
+have_jdk17() {
+  for j in "${SSTF_JAVA_HOME:-}" "${JAVA_HOME:-}" /usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/java-17-openjdk-arm64; do
+    [[ -n $j && -x $j/bin/java ]] && "$j/bin/java" -version 2>&1 | grep -q 'version "17' && return 0
+  done
+  command -v java >/dev/null && java -version 2>&1 | grep -q 'version "17'
+}
+have_jdk17 || need+=(openjdk-17-jdk-headless)
+command -v mvn >/dev/null || need+=(maven)
+if [[ ${#need[@]} -gt 0 ]]; then
+  echo "install-deps: installing ${need[*]}" >&2
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+command -v go >/dev/null || { echo "install-deps: Go 1.26 is required on PATH" >&2; exit 1; }

@@ -1,0 +1,112 @@
+package snapshot
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+
+	"github.com/sstable-flight/sstable-flight/sstable"
+)
+
+// TableDir is one table directory of a Cassandra data directory:
+// <data>/<keyspace>/<table>-<id>/.
+type TableDir struct {
+	Keyspace string
+	Table    string
+	ID       string // table id, 32 hex digits, as in the directory name
+	Path     string
+	SSTables []SSTable
+}
+
+// SSTable is one SSTable in a table directory: its components by name.
+type SSTable struct {
+	Prefix     string // e.g. oa-3-big
+	Version    string
+	Format     string
+	Components map[string]int64 // component → size in bytes
+}
+
+// tableDirRE matches <table>-<id>: Cassandra appends the table id without
+// dashes. Table names are [A-Za-z0-9_]+, so the last '-' splits.
+var tableDirRE = regexp.MustCompile(`^(\w+)-([0-9a-f]{32})$`)
+
+// Layout lists the tables and their SSTables under a Cassandra data
+// directory. Other entries (snapshots/, backups/, stray files such as
+// schema.cql) are ignored; directories that cannot be read are errors.
+func Layout(dataDir string) ([]TableDir, error) {
+	keyspaces, err := os.ReadDir(dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("list data dir: %w", err)
+	}
+	var out []TableDir
+	for _, ks := range keyspaces {
+		if !ks.IsDir() {
+			continue
+		}
+		tables, err := os.ReadDir(filepath.Join(dataDir, ks.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("list keyspace dir: %w", err)
+		}
+		for _, t := range tables {
+			m := tableDirRE.FindStringSubmatch(t.Name())
+			if !t.IsDir() || m == nil {
+				continue
+			}
+			td := TableDir{Keyspace: ks.Name(), Table: m[1], ID: m[2], Path: filepath.Join(dataDir, ks.Name(), t.Name())}
+			if td.SSTables, err = listSSTables(td.Path); err != nil {
+				return nil, err
+			}
+			out = append(out, td)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Keyspace != out[j].Keyspace {
+			return out[i].Keyspace < out[j].Keyspace
+		}
+		return out[i].Table < out[j].Table
+	})
+	return out, nil
+}
+
+func listSSTables(dir string) ([]SSTable, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list table dir: %w", err)
+	}
+	byPrefix := map[string]*SSTable{}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		d, err := sstable.ParseDescriptor(e.Name())
+		if err != nil {
+			continue // not an SSTable component
+		}
+		info, err := e.Info()
+		if err != nil {
+			return nil, fmt.Errorf("stat sstable component: %w", err)
+		}
+		st := byPrefix[d.Prefix()]
+		if st == nil {
+			st = &SSTable{Prefix: d.Prefix(), Version: d.Version, Format: d.Format, Components: map[string]int64{}}
+			byPrefix[d.Prefix()] = st
+		}
+		st.Components[d.Component] = info.Size()
+	}
+	out := make([]SSTable, 0, len(byPrefix))
+	for _, st := range byPrefix {
+		out = append(out, *st)
+	}
+	sort.Slice(out, func(i, j int) bool { return lessPrefix(out[i].Prefix, out[j].Prefix) })
+	return out, nil
+}
+
+// lessPrefix orders sequential generations numerically (oa-2 before oa-10).
+func lessPrefix(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return a < b
+}
