@@ -1,0 +1,161 @@
+package base
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+)
+
+// Decbuf decodes big-endian values and Cassandra vints from a byte slice.
+// The first failure sticks: every later getter returns zero, so a parser
+// reads a whole structure and checks Err once. Errors are
+// CorruptionErrors naming the file, component and absolute offset.
+type Decbuf struct {
+	B         []byte
+	Base      int64 // offset of B[0] within the component, for error messages
+	File      string
+	Component string
+	pos       int
+	err       error
+}
+
+// NewDecbuf decodes b, which starts at offset base of the component.
+func NewDecbuf(b []byte, file, component string, base int64) Decbuf {
+	return Decbuf{B: b, Base: base, File: file, Component: component}
+}
+
+// Err is the first error met, or nil.
+func (d *Decbuf) Err() error { return d.err }
+
+// Pos is the offset of the next byte within the component.
+func (d *Decbuf) Pos() int64 { return d.Base + int64(d.pos) }
+
+// Len is the number of bytes left.
+func (d *Decbuf) Len() int { return len(d.B) - d.pos }
+
+// Fail records an error at the current offset unless one is already set.
+func (d *Decbuf) Fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = Corruptf(d.File, d.Component, d.Pos(), format, args...)
+	}
+}
+
+// SetErr records a non-corruption error (an I/O failure) unless one is set.
+func (d *Decbuf) SetErr(err error) {
+	if d.err == nil {
+		d.err = err
+	}
+}
+
+var errShort = errors.New("unexpected end of data")
+
+func (d *Decbuf) take(n int) []byte {
+	if d.err != nil {
+		return nil
+	}
+	if n < 0 || n > d.Len() {
+		d.Fail("%w: need %d bytes, have %d", errShort, n, d.Len())
+		return nil
+	}
+	b := d.B[d.pos : d.pos+n]
+	d.pos += n
+	return b
+}
+
+// Skip advances n bytes.
+func (d *Decbuf) Skip(n int) { d.take(n) }
+
+// Bytes returns the next n bytes (aliasing the buffer).
+func (d *Decbuf) Bytes(n int) []byte { return d.take(n) }
+
+func (d *Decbuf) Byte() byte {
+	if b := d.take(1); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+func (d *Decbuf) Bool() bool { return d.Byte() != 0 }
+
+func (d *Decbuf) U16() uint16 {
+	if b := d.take(2); b != nil {
+		return binary.BigEndian.Uint16(b)
+	}
+	return 0
+}
+
+func (d *Decbuf) U32() uint32 {
+	if b := d.take(4); b != nil {
+		return binary.BigEndian.Uint32(b)
+	}
+	return 0
+}
+
+func (d *Decbuf) U64() uint64 {
+	if b := d.take(8); b != nil {
+		return binary.BigEndian.Uint64(b)
+	}
+	return 0
+}
+
+func (d *Decbuf) I32() int32   { return int32(d.U32()) }
+func (d *Decbuf) I64() int64   { return int64(d.U64()) }
+func (d *Decbuf) F64() float64 { return math.Float64frombits(d.U64()) }
+
+// UTF reads Java's writeUTF: u16 length then (modified) UTF-8 bytes.
+func (d *Decbuf) UTF() string { return string(d.take(int(d.U16()))) }
+
+// UVint reads Cassandra's unsigned vint (utils/vint/VIntCoding): the count
+// of leading 1-bits of the first byte is the number of extra bytes, and the
+// value is big-endian over the remaining bits.
+func (d *Decbuf) UVint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	if d.Len() < 1 {
+		d.Fail("%w: vint", errShort)
+		return 0
+	}
+	first := d.B[d.pos]
+	extra := bits.LeadingZeros8(^first)
+	if extra == 0 {
+		d.pos++
+		return uint64(first)
+	}
+	if extra+1 > d.Len() {
+		d.Fail("%w: vint of %d bytes, have %d", errShort, extra+1, d.Len())
+		return 0
+	}
+	var v uint64
+	if extra < 8 {
+		v = uint64(first & (0xff >> extra))
+	}
+	for _, b := range d.B[d.pos+1 : d.pos+1+extra] {
+		v = v<<8 | uint64(b)
+	}
+	d.pos += 1 + extra
+	return v
+}
+
+// Vint reads a signed (zigzag-encoded) vint.
+func (d *Decbuf) Vint() int64 {
+	u := d.UVint()
+	return int64(u>>1) ^ -int64(u&1)
+}
+
+// UVint32 reads an unsigned vint that must fit an int32 (lengths, counts).
+func (d *Decbuf) UVint32() int {
+	v := d.UVint()
+	if v > math.MaxInt32 {
+		d.Fail("vint %d out of range", v)
+		return 0
+	}
+	return int(v)
+}
+
+// Errorf wraps a non-decoding failure with the current position.
+func (d *Decbuf) Errorf(format string, args ...any) error {
+	return fmt.Errorf("%s (%s) at offset %d: %w", d.File, d.Component, d.Pos(), fmt.Errorf(format, args...))
+}

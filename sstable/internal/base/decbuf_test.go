@@ -1,0 +1,50 @@
+package base
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestUVint(t *testing.T) {
+	for _, tc := range []struct {
+		in   []byte
+		want uint64
+	}{
+		{[]byte{0x00}, 0},
+		{[]byte{0x7f}, 127},
+		{[]byte{0x80, 0x80}, 128},
+		{[]byte{0xbf, 0xff}, 16383},
+		{[]byte{0xc0, 0x40, 0x00}, 16384},
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, ^uint64(0)},
+	} {
+		d := NewDecbuf(tc.in, "f", "Data.db", 0)
+		if got := d.UVint(); got != tc.want || d.Err() != nil || d.Len() != 0 {
+			t.Errorf("% x: got %d (err %v, left %d), want %d", tc.in, got, d.Err(), d.Len(), tc.want)
+		}
+	}
+}
+
+func TestSignedVint(t *testing.T) {
+	for in, want := range map[byte]int64{0: 0, 1: -1, 2: 1, 3: -2, 0x7f: -64} {
+		d := NewDecbuf([]byte{in}, "f", "Data.db", 0)
+		if got := d.Vint(); got != want {
+			t.Errorf("%#x: got %d, want %d", in, got, want)
+		}
+	}
+}
+
+func TestStickyCorruption(t *testing.T) {
+	d := NewDecbuf([]byte{0x00, 0x05, 'a', 'b'}, "/x/oa-1-big-Statistics.db", "Statistics.db", 100)
+	_ = d.UTF() // length 5, only 2 bytes left
+	_ = d.U64()
+	err := d.Err()
+	if !errors.Is(err, ErrCorruption) {
+		t.Fatalf("want a corruption error, got %v", err)
+	}
+	for _, s := range []string{"/x/oa-1-big-Statistics.db", "Statistics.db", "offset 102"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not name %q", err, s)
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package base
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// Readable is one component file: random access, its size and its name
+// (for error messages). Local files, hardlinked snapshots and remote range
+// reads all come in through it.
+type Readable interface {
+	io.ReaderAt
+	Size() int64
+	Name() string
+}
+
+type osFile struct {
+	*os.File
+	size int64
+}
+
+func (f osFile) Size() int64 { return f.size }
+
+// OpenFile opens a local component file.
+func OpenFile(path string) (Readable, io.Closer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open sstable component: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("stat sstable component: %w", err)
+	}
+	return osFile{File: f, size: st.Size()}, f, nil
+}
+
+// BytesReadable serves a component from memory (tests, fuzzing, small
+// components read whole).
+type BytesReadable struct {
+	B    []byte
+	Path string
+}
+
+func (b BytesReadable) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("read %s: negative offset %d", b.Path, off)
+	}
+	if off >= int64(len(b.B)) {
+		return 0, io.EOF
+	}
+	n := copy(p, b.B[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (b BytesReadable) Size() int64  { return int64(len(b.B)) }
+func (b BytesReadable) Name() string { return b.Path }
+
+// ReadAll reads a whole component (for the small ones: TOC, Statistics,
+// CompressionInfo, Summary, Filter).
+func ReadAll(r Readable, component string) ([]byte, error) {
+	b := make([]byte, r.Size())
+	if _, err := r.ReadAt(b, 0); err != nil && !(err == io.EOF && len(b) == 0) {
+		if err == io.EOF {
+			return nil, Corruptf(r.Name(), component, 0, "file shorter than its size %d", len(b))
+		}
+		return nil, fmt.Errorf("read %s: %w", r.Name(), err)
+	}
+	return b, nil
+}
