@@ -1,0 +1,47 @@
+package sstable
+
+import "fmt"
+
+// Version is an SSTable format version (the two letters of the file name)
+// with the feature flags the reader branches on. Branch on the flags, never
+// on names: Cassandra's BigFormat.BigVersion and BtiFormat.BtiVersion
+// define each flag by comparing versions.
+type Version struct {
+	Name string
+	BTI  bool // trie-indexed format (da): Partitions.db + Rows.db, no Summary/Index
+	// MetadataChecksum: Statistics.db carries CRC32s after its count, its
+	// table of contents and each component (na+).
+	MetadataChecksum bool
+	// MaxCompressedLength: CompressionInfo.db stores it (na+).
+	MaxCompressedLength bool
+	// UIntDeletionTime: DeletionTime is 0x80 for live, else long + uint
+	// local deletion time (oa+ and da); before, int + long (12 bytes).
+	UIntDeletionTime bool
+	// OldBloomFilter: Filter.db predates the na serialization.
+	OldBloomFilter bool
+}
+
+// ParseVersion maps version letters to features. Accepted: ma…me (3.x),
+// na, nb, nc (4.x, 5.0 in compatibility mode), oa (5.0 BIG), da (5.0 BTI).
+func ParseVersion(name string, format string) (Version, error) {
+	v := Version{Name: name}
+	switch format {
+	case "big":
+		if name < "ma" || name > "oa" || (name > "me" && name < "na") || (name > "nc" && name < "oa") {
+			return v, fmt.Errorf("parse sstable version %q: unsupported BIG version", name)
+		}
+	case "bti":
+		if name != "da" {
+			return v, fmt.Errorf("parse sstable version %q: unsupported BTI version", name)
+		}
+		v.BTI = true
+	default:
+		return v, fmt.Errorf("parse sstable version %q: unknown format %q", name, format)
+	}
+	atLeast := func(big string) bool { return v.BTI || name >= big }
+	v.MetadataChecksum = atLeast("na")
+	v.MaxCompressedLength = atLeast("na")
+	v.UIntDeletionTime = atLeast("oa")
+	v.OldBloomFilter = !atLeast("na")
+	return v, nil
+}
