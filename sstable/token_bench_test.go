@@ -1,0 +1,33 @@
+package sstable
+
+import (
+	"fmt"
+	"testing"
+)
+
+// BenchmarkMurmur3Token shows the token costs no allocation, since it runs
+// once per partition key read.
+func BenchmarkMurmur3Token(b *testing.B) {
+	for _, n := range []int{4, 8, 20, 64} {
+		key := make([]byte, n)
+		for i := range key {
+			key[i] = byte(0x7b * (i + 1)) // mixes bytes above and below 0x80
+		}
+		b.Run(fmt.Sprintf("len=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(n))
+			var sink int64
+			for b.Loop() {
+				sink ^= Murmur3Token(key)
+			}
+			_ = sink
+		})
+	}
+}
+
+func TestMurmur3TokenAllocs(t *testing.T) {
+	key := []byte("0123456789abcdef\xc3\xa9")
+	if n := testing.AllocsPerRun(100, func() { Murmur3Token(key) }); n != 0 {
+		t.Errorf("Murmur3Token allocated %v times per call, want 0", n)
+	}
+}
