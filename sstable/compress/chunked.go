@@ -1,0 +1,79 @@
+package compress
+
+import (
+	"fmt"
+	"io"
+	"sync"
+)
+
+// chunkSource is what a reader must provide for chunked ReadAt: the chunk
+// geometry and a way to fill one chunk into a buffer.
+type chunkSource interface {
+	readChunkLocked(i int, dst []byte) ([]byte, error)
+}
+
+// chunkCache implements ReadAt on top of whole-chunk reads, keeping the
+// last chunk so sequential small reads decode each chunk once. The mutex
+// makes ReadAt safe for parallel calls, as io.ReaderAt promises; callers
+// wanting parallel decoding open one reader per goroutine.
+type chunkCache struct {
+	mu       sync.Mutex
+	buf      []byte
+	idx      int // chunk held in buf, -1 for none
+	chunkLen int64
+	dataLen  int64
+}
+
+func (c *chunkCache) init(chunkLen int, dataLen int64) {
+	c.idx = -1
+	c.chunkLen = int64(chunkLen)
+	c.dataLen = dataLen
+}
+
+func (c *chunkCache) readAt(src chunkSource, p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("read Data.db: negative offset %d", off)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for n < len(p) {
+		if off >= c.dataLen {
+			return n, io.EOF
+		}
+		i := int(off / c.chunkLen)
+		if i != c.idx {
+			b, err := src.readChunkLocked(i, c.buf)
+			if err != nil {
+				c.idx = -1
+				return n, err
+			}
+			c.buf, c.idx = b, i
+		}
+		m := copy(p[n:], c.buf[off-int64(i)*c.chunkLen:])
+		n += m
+		off += int64(m)
+	}
+	return n, nil
+}
+
+// grow returns b resized to n, reusing its storage when it is big enough.
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n)
+	}
+	return b[:n]
+}
+
+// readFull reads exactly len(p) bytes at off. A short read is reported as
+// io.ErrUnexpectedEOF so callers can turn it into a corruption error.
+func readFull(r io.ReaderAt, p []byte, off int64) error {
+	n, err := r.ReadAt(p, off)
+	if n == len(p) {
+		return nil
+	}
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
+}
