@@ -49,14 +49,16 @@ func (d *Decbuf) SetErr(err error) {
 	}
 }
 
-var errShort = errors.New("unexpected end of data")
+// ErrShort marks a decode that ran out of bytes: a truncated file, or (for a
+// streaming reader) a buffer that needs refilling before a retry.
+var ErrShort = errors.New("unexpected end of data")
 
 func (d *Decbuf) take(n int) []byte {
 	if d.err != nil {
 		return nil
 	}
 	if n < 0 || n > d.Len() {
-		d.Fail("%w: need %d bytes, have %d", errShort, n, d.Len())
+		d.Fail("%w: need %d bytes, have %d", ErrShort, n, d.Len())
 		return nil
 	}
 	b := d.B[d.pos : d.pos+n]
@@ -115,7 +117,7 @@ func (d *Decbuf) UVint() uint64 {
 		return 0
 	}
 	if d.Len() < 1 {
-		d.Fail("%w: vint", errShort)
+		d.Fail("%w: vint", ErrShort)
 		return 0
 	}
 	first := d.B[d.pos]
@@ -125,7 +127,7 @@ func (d *Decbuf) UVint() uint64 {
 		return uint64(first)
 	}
 	if extra+1 > d.Len() {
-		d.Fail("%w: vint of %d bytes, have %d", errShort, extra+1, d.Len())
+		d.Fail("%w: vint of %d bytes, have %d", ErrShort, extra+1, d.Len())
 		return 0
 	}
 	var v uint64

@@ -1,0 +1,166 @@
+package sstable
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sstable-flight/sstable-flight/sstable/compress"
+	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
+)
+
+// Options configure Open.
+type Options struct {
+	// SkipCRC turns off per-chunk CRC32 verification of Data.db (on by
+	// default: corrupt data must be an error, never wrong rows).
+	SkipCRC bool
+}
+
+// Reader is one open SSTable.
+type Reader struct {
+	Desc       Descriptor
+	Version    Version
+	Components []string
+	Stats      *Statistics
+	Schema     *Schema
+
+	dir      string
+	dataPath string
+	data     dataSource
+	closers  []io.Closer
+}
+
+// Open opens the SSTable that the given component file belongs to (any of
+// its files, usually Data.db): it reads TOC.txt, Statistics.db and the
+// compression metadata, and opens Data.db. It does not read the indexes.
+func Open(path string, opts Options) (r *Reader, err error) {
+	d, err := ParseDescriptor(filepath.Base(path))
+	if err != nil {
+		return nil, err
+	}
+	v, err := ParseVersion(d.Version, d.Format)
+	if err != nil {
+		return nil, err
+	}
+	r = &Reader{Desc: d, Version: v, dir: filepath.Dir(path)}
+	defer func() {
+		if err != nil {
+			r.Close()
+			r = nil
+		}
+	}()
+	if r.Components, err = r.readTOC(); err != nil {
+		return nil, err
+	}
+	stats, err := r.readSmall("Statistics.db")
+	if err != nil {
+		return nil, err
+	}
+	if r.Stats, err = ParseStatistics(stats, r.path("Statistics.db"), v); err != nil {
+		return nil, err
+	}
+	if r.Stats.Partitioner != "" && r.Stats.Partitioner != "org.apache.cassandra.dht.Murmur3Partitioner" {
+		return nil, fmt.Errorf("open %s: partitioner %s is not supported (Murmur3Partitioner only)", path, r.Stats.Partitioner)
+	}
+	if r.Schema, err = NewSchema(r.Stats.Header); err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if err := r.openData(opts); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Reader) path(component string) string {
+	return filepath.Join(r.dir, r.Desc.Prefix()+"-"+component)
+}
+
+func (r *Reader) has(component string) bool {
+	for _, c := range r.Components {
+		if c == component {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Reader) readTOC() ([]string, error) {
+	b, err := os.ReadFile(r.path("TOC.txt"))
+	if err != nil {
+		return nil, fmt.Errorf("read TOC: %w", err)
+	}
+	comps := strings.Fields(string(b))
+	for _, need := range []string{"Data.db", "Statistics.db"} {
+		found := false
+		for _, c := range comps {
+			found = found || c == need
+		}
+		if !found {
+			return nil, base.Corruptf(r.path("TOC.txt"), "TOC.txt", 0, "lists no %s", need)
+		}
+	}
+	return comps, nil
+}
+
+func (r *Reader) readSmall(component string) ([]byte, error) {
+	f, c, err := base.OpenFile(r.path(component))
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return base.ReadAll(f, component)
+}
+
+func (r *Reader) openData(opts Options) error {
+	r.dataPath = r.path("Data.db")
+	f, c, err := base.OpenFile(r.dataPath)
+	if err != nil {
+		return err
+	}
+	r.closers = append(r.closers, c)
+	copts := compress.Options{SkipCRC: opts.SkipCRC}
+	switch {
+	case r.has("CompressionInfo.db"):
+		b, err := r.readSmall("CompressionInfo.db")
+		if err != nil {
+			return err
+		}
+		info, err := compress.ParseInfo(b, r.path("CompressionInfo.db"), r.Version.MaxCompressedLength)
+		if err != nil {
+			return err
+		}
+		cr := compress.NewReader(f, info, copts)
+		r.closers = append(r.closers, cr)
+		r.data = cr
+	case r.has("CRC.db") && !opts.SkipCRC:
+		b, err := r.readSmall("CRC.db")
+		if err != nil {
+			return err
+		}
+		info, err := compress.ParseCRC(b, r.path("CRC.db"))
+		if err != nil {
+			return err
+		}
+		r.data = compress.NewUncompressedReader(f, info, copts)
+	default:
+		r.data = plainData{f}
+	}
+	return nil
+}
+
+type plainData struct{ base.Readable }
+
+func (p plainData) DataLength() int64 { return p.Size() }
+
+// Close releases the files.
+func (r *Reader) Close() error {
+	var errs []error
+	for _, c := range r.closers {
+		errs = append(errs, c.Close())
+	}
+	r.closers = nil
+	return errors.Join(errs...)
+}

@@ -1,0 +1,101 @@
+package sstable
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+
+	"github.com/sstable-flight/sstable-flight/sstable/marshal"
+)
+
+// Schema is what decoding Data.db needs from the serialization header:
+// parsed types of the key, the clustering columns and the columns in the
+// order Cassandra serializes them.
+type Schema struct {
+	Key        *marshal.Type
+	Clustering []*marshal.Type
+	Static     []Column
+	Regular    []Column
+}
+
+// Column is one static or regular column of the header.
+type Column struct {
+	Name     string
+	Type     *marshal.Type
+	Fixed    int  // value width without a length prefix, or -1
+	Complex  bool // one cell per element/field (non-frozen collection or UDT)
+	PathType *marshal.Type
+}
+
+// NewSchema parses the header's type strings.
+func NewSchema(h SerializationHeader) (*Schema, error) {
+	s := &Schema{}
+	var err error
+	if s.Key, err = marshal.Parse(h.KeyType); err != nil {
+		return nil, fmt.Errorf("parse partition key type: %w", err)
+	}
+	for i, ts := range h.ClusteringTypes {
+		t, err := marshal.Parse(ts)
+		if err != nil {
+			return nil, fmt.Errorf("parse clustering type %d: %w", i, err)
+		}
+		s.Clustering = append(s.Clustering, t)
+	}
+	if s.Static, err = columns(h.StaticColumns); err != nil {
+		return nil, err
+	}
+	if s.Regular, err = columns(h.RegularColumns); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// columns parses and orders columns as db/Columns does: simple columns
+// before complex ones, each group by name bytes (ColumnMetadata's
+// comparison order for non-key columns). The serialized cells and the
+// column-subset bitmaps follow this order, not the header's.
+func columns(cs []ColumnType) ([]Column, error) {
+	out := make([]Column, 0, len(cs))
+	for _, c := range cs {
+		t, err := marshal.Parse(c.Type)
+		if err != nil {
+			return nil, fmt.Errorf("parse type of column %q: %w", c.Name, err)
+		}
+		col := Column{Name: c.Name, Type: t, Fixed: t.FixedLength(), Complex: t.IsMultiCell()}
+		if col.Complex {
+			col.PathType = pathType(t)
+		}
+		out = append(out, col)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Complex != out[j].Complex {
+			return !out[i].Complex
+		}
+		return bytes.Compare([]byte(out[i].Name), []byte(out[j].Name)) < 0
+	})
+	return out, nil
+}
+
+// pathType is the type of a complex cell's path: the list's timeuuid, the
+// set element or map key, or the UDT field index (a short).
+func pathType(t *marshal.Type) *marshal.Type {
+	switch t.Kind {
+	case marshal.List:
+		return &marshal.Type{Kind: marshal.TimeUUID}
+	case marshal.Set, marshal.Map:
+		if len(t.Elems) > 0 {
+			return t.Elems[0]
+		}
+	case marshal.UDT:
+		return &marshal.Type{Kind: marshal.SmallInt}
+	}
+	return nil
+}
+
+// Columns returns the static or the regular columns.
+func (s *Schema) Columns(static bool) []Column {
+	if static {
+		return s.Static
+	}
+	return s.Regular
+}

@@ -1,0 +1,98 @@
+package sstable
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
+)
+
+// dataSource is the uncompressed Data.db: a compressed reader, a
+// CRC-checked plain reader, or the bare file.
+type dataSource interface {
+	io.ReaderAt
+	DataLength() int64
+}
+
+// stream reads Data.db forward through a buffer. Each structure (a
+// partition header, a row) is decoded from a contiguous slice; when the
+// buffer holds too little the decode fails short, the buffer is refilled
+// (and grown if one structure is larger than it) and the decode retried.
+// Refills are rare, so decoding stays a plain walk over a byte slice.
+type stream struct {
+	src  dataSource
+	file string
+	buf  []byte
+	off  int64 // Data.db offset of buf[0]
+	r, w int   // buf[r:w] is unread
+	eof  bool
+}
+
+const streamChunk = 64 << 10
+
+func (s *stream) reset(src dataSource, file string, at int64) {
+	s.src, s.file = src, file
+	if s.buf == nil {
+		s.buf = make([]byte, streamChunk)
+	}
+	s.off, s.r, s.w, s.eof = at, 0, 0, false
+}
+
+// pos is the Data.db offset of the next unread byte.
+func (s *stream) pos() int64 { return s.off + int64(s.r) }
+
+// atEnd reports whether every byte of Data.db has been consumed.
+func (s *stream) atEnd() bool { return s.pos() >= s.src.DataLength() }
+
+func (s *stream) fill() error {
+	if s.eof {
+		return nil
+	}
+	if s.r > 0 {
+		n := copy(s.buf, s.buf[s.r:s.w])
+		s.off += int64(s.r)
+		s.r, s.w = 0, n
+	}
+	if s.w == len(s.buf) {
+		s.buf = append(s.buf, make([]byte, len(s.buf))...)
+	}
+	want := int64(len(s.buf) - s.w)
+	if left := s.src.DataLength() - (s.off + int64(s.w)); left < want {
+		want = left
+	}
+	if want <= 0 {
+		s.eof = true
+		return nil
+	}
+	n, err := s.src.ReadAt(s.buf[s.w:s.w+int(want)], s.off+int64(s.w))
+	s.w += n
+	if err != nil && !(errors.Is(err, io.EOF) && int64(n) == want) {
+		return fmt.Errorf("read Data.db at %d: %w", s.off+int64(s.w), err)
+	}
+	if s.off+int64(s.w) >= s.src.DataLength() {
+		s.eof = true
+	}
+	return nil
+}
+
+// decode runs fn over the buffered bytes, refilling and retrying while it
+// fails short; on success the bytes fn consumed are marked read. fn must
+// be safe to re-run.
+func (s *stream) decode(fn func(d *base.Decbuf)) error {
+	for {
+		d := base.NewDecbuf(s.buf[s.r:s.w], s.file, "Data.db", s.pos())
+		fn(&d)
+		err := d.Err()
+		if err == nil {
+			s.r += int(d.Pos() - d.Base)
+			return nil
+		}
+		if !errors.Is(err, base.ErrShort) || s.eof {
+			return err
+		}
+		if ferr := s.fill(); ferr != nil {
+			return ferr
+		}
+	}
+}

@@ -1,0 +1,146 @@
+package sstable
+
+import "math"
+
+// Data.db, one partition (db/rows/UnfilteredSerializer, db/DeletionTime,
+// db/ClusteringPrefix, db/Columns, db/rows/Cell):
+//
+//	u16 key length, key bytes
+//	partition DeletionTime        before oa: int32 ldt, int64 mfda (12 bytes)
+//	                              oa+/da: 0x80 alone = live, else int64 mfda, uint32 ldt
+//	[static row]                  always present when the header has static columns
+//	unfiltered*                   rows and range tombstone markers in clustering order
+//	0x01                          end of partition
+//
+//	row:    flags [ext flags] [clustering] vint size vint prev-size
+//	        [timestamp] [ttl, local expiration] [deletion] [column subset]
+//	        per column: simple → cell; complex → [deletion] vint count, cells
+//	marker: 0x02 kind u16 count values vint size vint prev-size
+//	        deletion (bound) | end deletion, start deletion (boundary)
+//	cell:   flags [timestamp] [local deletion time] [ttl] [path] [value]
+//
+// Every timestamp, deletion time and TTL inside rows is an unsigned vint
+// delta from the header minima; "size" counts the bytes after itself.
+
+// Unfiltered flags.
+const (
+	flagEndOfPartition     = 0x01
+	flagIsMarker           = 0x02
+	flagHasTimestamp       = 0x04
+	flagHasTTL             = 0x08
+	flagHasDeletion        = 0x10
+	flagHasAllColumns      = 0x20
+	flagHasComplexDeletion = 0x40
+	flagExtension          = 0x80
+
+	extIsStatic   = 0x01
+	extShadowable = 0x02
+)
+
+// Cell flags.
+const (
+	cellDeleted      = 0x01
+	cellExpiring     = 0x02
+	cellEmptyValue   = 0x04
+	cellRowTimestamp = 0x08
+	cellRowTTL       = 0x10
+)
+
+// NoTimestamp marks an absent timestamp (LivenessInfo.NO_TIMESTAMP).
+const NoTimestamp = math.MinInt64
+
+// DeletionTime is a tombstone's write time and the second it was written
+// (which starts gc_grace_seconds).
+type DeletionTime struct {
+	MarkedForDeleteAt int64 // µs, as USING TIMESTAMP
+	LocalDeletionTime int64 // seconds since the epoch
+}
+
+// LiveDeletion is "no deletion".
+var LiveDeletion = DeletionTime{MarkedForDeleteAt: math.MinInt64, LocalDeletionTime: math.MaxInt32}
+
+// Live reports whether d deletes nothing.
+func (d DeletionTime) Live() bool { return d.MarkedForDeleteAt == math.MinInt64 }
+
+// LivenessInfo is a row's primary-key liveness: what an INSERT writes.
+type LivenessInfo struct {
+	Timestamp           int64 // NoTimestamp when the row has none (UPDATE-only)
+	TTL                 int64 // 0 when not expiring
+	LocalExpirationTime int64 // seconds since the epoch, when TTL > 0
+}
+
+// BoundKind is ClusteringPrefix.Kind: which side of a range a marker is.
+type BoundKind uint8
+
+const (
+	ExclEndBound             BoundKind = 0
+	InclStartBound           BoundKind = 1
+	ExclEndInclStartBoundary BoundKind = 2
+	StaticClustering         BoundKind = 3
+	ClusteringKind           BoundKind = 4
+	InclEndExclStartBoundary BoundKind = 5
+	InclEndBound             BoundKind = 6
+	ExclStartBound           BoundKind = 7
+	maxBoundKind                       = 7
+)
+
+// IsBoundary reports whether the marker closes one deletion and opens another.
+func (k BoundKind) IsBoundary() bool {
+	return k == ExclEndInclStartBoundary || k == InclEndExclStartBoundary
+}
+
+// IsStart reports whether a bound opens a range.
+func (k BoundKind) IsStart() bool { return k == InclStartBound || k == ExclStartBound }
+
+// Cell is one cell. Path and Value alias the reader's buffer and are valid
+// until the next call on the iterator that returned them.
+type Cell struct {
+	Column            int // index into Schema.Columns(static)
+	Flags             uint8
+	Timestamp         int64
+	LocalDeletionTime int64 // for tombstones and expiring cells
+	TTL               int64
+	Path              []byte // complex cells only
+	Value             []byte
+}
+
+// IsTombstone reports a deleted cell.
+func (c *Cell) IsTombstone() bool { return c.Flags&cellDeleted != 0 }
+
+// IsExpiring reports a cell with a TTL.
+func (c *Cell) IsExpiring() bool { return c.Flags&cellExpiring != 0 }
+
+// ComplexDeletion is the deletion of a whole collection or UDT column
+// (DELETE col, or an overwrite, which deletes then writes).
+type ComplexDeletion struct {
+	Column   int
+	Deletion DeletionTime
+}
+
+// Unfiltered is a row or a range tombstone marker. The reader reuses one
+// value: slices alias its buffers until the next call.
+type Unfiltered struct {
+	Marker     bool
+	Static     bool
+	Clustering [][]byte // one per clustering column of a row; a marker's may be shorter; nil entry = null
+	Position   int64    // offset in the uncompressed Data.db
+
+	// Rows.
+	Liveness   LivenessInfo
+	Deletion   DeletionTime // row deletion
+	Shadowable bool
+	Cells      []Cell
+	Complex    []ComplexDeletion
+
+	// Markers.
+	Kind         BoundKind
+	MarkerDel    DeletionTime // a bound's deletion, or a boundary's start (opening) deletion
+	MarkerEndDel DeletionTime // a boundary's end (closing) deletion
+}
+
+// PartitionHeader is the start of a partition.
+type PartitionHeader struct {
+	Key      []byte
+	Deletion DeletionTime
+	Position int64
+}
