@@ -19,6 +19,7 @@ func (dc *decoder) partitionHeader(d *base.Decbuf, ph *PartitionHeader) {
 	n := int(d.U16())
 	ph.Key = d.Bytes(n)
 	ph.Deletion = dc.absoluteDeletion(d)
+	ph.End = d.Pos()
 }
 
 // absoluteDeletion reads a partition-level DeletionTime.
@@ -90,6 +91,7 @@ func (dc *decoder) unfiltered(d *base.Decbuf, u *Unfiltered) bool {
 	if d.Err() == nil && d.Pos()-bodyStart != int64(size) {
 		d.Fail("row of %d bytes, header says %d", d.Pos()-bodyStart, size)
 	}
+	u.End = d.Pos()
 	return d.Err() == nil
 }
 
@@ -117,6 +119,7 @@ func (dc *decoder) marker(d *base.Decbuf, u *Unfiltered) {
 	if d.Err() == nil && d.Pos()-bodyStart != int64(size) {
 		d.Fail("marker of %d bytes, header says %d", d.Pos()-bodyStart, size)
 	}
+	u.End = d.Pos()
 }
 
 // clusteringValues reads n clustering values: per block of 32, a vint

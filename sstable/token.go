@@ -3,7 +3,8 @@ package sstable
 import (
 	"encoding/binary"
 	"math"
-	"math/bits"
+
+	"github.com/sstable-flight/sstable-flight/sstable/internal/murmur3"
 )
 
 // Murmur3Token returns the token Cassandra's Murmur3Partitioner gives the
@@ -29,7 +30,8 @@ func Murmur3Token(key []byte) int64 {
 	if len(key) == 0 {
 		return math.MinInt64
 	}
-	h := int64(murmur3Cassandra(key))
+	h1, _ := murmur3.Sum128(key)
+	h := int64(h1)
 	if h == math.MinInt64 {
 		return math.MaxInt64
 	}
@@ -55,87 +57,4 @@ func CompositeKey(dst []byte, components ...[]byte) []byte {
 		dst = append(dst, 0)
 	}
 	return dst
-}
-
-const (
-	murmurC1 = 0x87c37b91114253d5
-	murmurC2 = 0x4cf5ad432745937f
-)
-
-// murmur3Cassandra returns h1, the first half of Cassandra's
-// MurmurHash.hash3_x64_128(key, seed 0). The second half is computed only
-// because h1's finalization depends on it.
-func murmur3Cassandra(key []byte) uint64 {
-	var h1, h2 uint64 // seed 0
-	n := len(key)
-
-	// Body: whole 16-byte blocks, as two little-endian unsigned words.
-	// Here Cassandra masks each byte with 0xff, so it agrees with the
-	// reference algorithm.
-	body := key[:n&^15]
-	for len(body) >= 16 {
-		k1 := binary.LittleEndian.Uint64(body)
-		k2 := binary.LittleEndian.Uint64(body[8:])
-		body = body[16:]
-
-		h1 ^= mixK1(k1)
-		h1 = bits.RotateLeft64(h1, 27)
-		h1 += h2
-		h1 = h1*5 + 0x52dce729
-
-		h2 ^= mixK2(k2)
-		h2 = bits.RotateLeft64(h2, 31)
-		h2 += h1
-		h2 = h2*5 + 0x38495ab5
-	}
-
-	// Tail: up to 15 bytes. Java's (long) cast of a byte sign-extends, so
-	// each byte is widened through int8 before the shift; for a byte >=
-	// 0x80 the ones above it are XORed into the word too. Bytes 8..14 go
-	// to k2, bytes 0..7 to k1, as in the reference algorithm.
-	tail := key[n&^15:]
-	var k1, k2 uint64
-	for i := len(tail) - 1; i >= 8; i-- {
-		k2 ^= uint64(int64(int8(tail[i]))) << (8 * (i - 8))
-	}
-	if len(tail) > 8 {
-		h2 ^= mixK2(k2)
-	}
-	for i := min(len(tail), 8) - 1; i >= 0; i-- {
-		k1 ^= uint64(int64(int8(tail[i]))) << (8 * i)
-	}
-	if len(tail) > 0 {
-		h1 ^= mixK1(k1)
-	}
-
-	// Finalization.
-	h1 ^= uint64(n)
-	h2 ^= uint64(n)
-	h1 += h2
-	h2 += h1
-	h1 = fmix64(h1)
-	h2 = fmix64(h2)
-	h1 += h2
-	return h1
-}
-
-func mixK1(k uint64) uint64 {
-	k *= murmurC1
-	k = bits.RotateLeft64(k, 31)
-	return k * murmurC2
-}
-
-func mixK2(k uint64) uint64 {
-	k *= murmurC2
-	k = bits.RotateLeft64(k, 33)
-	return k * murmurC1
-}
-
-func fmix64(k uint64) uint64 {
-	k ^= k >> 33
-	k *= 0xff51afd7ed558ccd
-	k ^= k >> 33
-	k *= 0xc4ceb9fe1a85ec53
-	k ^= k >> 33
-	return k
 }

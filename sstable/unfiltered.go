@@ -124,6 +124,7 @@ type Unfiltered struct {
 	Static     bool
 	Clustering [][]byte // one per clustering column of a row; a marker's may be shorter; nil entry = null
 	Position   int64    // offset in the uncompressed Data.db
+	End        int64    // offset just after it
 
 	// Rows.
 	Liveness   LivenessInfo
@@ -142,5 +143,6 @@ type Unfiltered struct {
 type PartitionHeader struct {
 	Key      []byte
 	Deletion DeletionTime
-	Position int64
+	Position int64 // offset of the partition in the uncompressed Data.db
+	End      int64 // offset just after the header (key and deletion)
 }

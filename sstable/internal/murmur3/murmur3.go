@@ -1,0 +1,92 @@
+// Package murmur3 is Cassandra's variant of the x64 128-bit MurmurHash3
+// (utils/MurmurHash.hash3_x64_128): the reference algorithm except that
+// tail bytes are sign-extended, as Java's (long) cast of a byte does.
+package murmur3
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+const (
+	murmurC1 = 0x87c37b91114253d5
+	murmurC2 = 0x4cf5ad432745937f
+)
+
+// Sum128 returns Cassandra's MurmurHash.hash3_x64_128(key, seed 0) as its
+// two 64-bit halves: h1 is the Murmur3Partitioner token, and the bloom
+// filter (Filter.db) derives its bit indexes from both.
+func Sum128(key []byte) (h1, h2 uint64) {
+	n := len(key)
+
+	// Body: whole 16-byte blocks, as two little-endian unsigned words.
+	// Here Cassandra masks each byte with 0xff, so it agrees with the
+	// reference algorithm.
+	body := key[:n&^15]
+	for len(body) >= 16 {
+		k1 := binary.LittleEndian.Uint64(body)
+		k2 := binary.LittleEndian.Uint64(body[8:])
+		body = body[16:]
+
+		h1 ^= mixK1(k1)
+		h1 = bits.RotateLeft64(h1, 27)
+		h1 += h2
+		h1 = h1*5 + 0x52dce729
+
+		h2 ^= mixK2(k2)
+		h2 = bits.RotateLeft64(h2, 31)
+		h2 += h1
+		h2 = h2*5 + 0x38495ab5
+	}
+
+	// Tail: up to 15 bytes. Java's (long) cast of a byte sign-extends, so
+	// each byte is widened through int8 before the shift; for a byte >=
+	// 0x80 the ones above it are XORed into the word too. Bytes 8..14 go
+	// to k2, bytes 0..7 to k1, as in the reference algorithm.
+	tail := key[n&^15:]
+	var k1, k2 uint64
+	for i := len(tail) - 1; i >= 8; i-- {
+		k2 ^= uint64(int64(int8(tail[i]))) << (8 * (i - 8))
+	}
+	if len(tail) > 8 {
+		h2 ^= mixK2(k2)
+	}
+	for i := min(len(tail), 8) - 1; i >= 0; i-- {
+		k1 ^= uint64(int64(int8(tail[i]))) << (8 * i)
+	}
+	if len(tail) > 0 {
+		h1 ^= mixK1(k1)
+	}
+
+	// Finalization.
+	h1 ^= uint64(n)
+	h2 ^= uint64(n)
+	h1 += h2
+	h2 += h1
+	h1 = fmix64(h1)
+	h2 = fmix64(h2)
+	h1 += h2
+	h2 += h1
+	return h1, h2
+}
+
+func mixK1(k uint64) uint64 {
+	k *= murmurC1
+	k = bits.RotateLeft64(k, 31)
+	return k * murmurC2
+}
+
+func mixK2(k uint64) uint64 {
+	k *= murmurC2
+	k = bits.RotateLeft64(k, 33)
+	return k * murmurC1
+}
+
+func fmix64(k uint64) uint64 {
+	k ^= k >> 33
+	k *= 0xff51afd7ed558ccd
+	k ^= k >> 33
+	k *= 0xc4ceb9fe1a85ec53
+	k ^= k >> 33
+	return k
+}
