@@ -12,6 +12,17 @@ type decoder struct {
 	header  *SerializationHeader
 	version Version
 	present []int // column indexes of the current row
+	// skip[static][i] drops column i's cells after parsing them (column
+	// projection): their bytes must still be walked, but nothing is kept.
+	skip [2][]bool
+}
+
+func (dc *decoder) skipped(static bool, ci int) bool {
+	k := 0
+	if static {
+		k = 1
+	}
+	return dc.skip[k] != nil && dc.skip[k][ci]
 }
 
 func (dc *decoder) partitionHeader(d *base.Decbuf, ph *PartitionHeader) {
@@ -171,20 +182,25 @@ func (dc *decoder) rowBody(d *base.Decbuf, u *Unfiltered, flags byte) {
 			return
 		}
 		col := &cols[ci]
+		skip := dc.skipped(u.Static, ci)
+		mark := len(u.Cells)
 		if !col.Complex {
 			u.Cells = append(u.Cells, Cell{})
 			dc.cell(d, &u.Cells[len(u.Cells)-1], ci, col, u)
-			continue
-		}
-		if flags&flagHasComplexDeletion != 0 {
-			if del := dc.deltaDeletion(d); !del.Live() {
-				u.Complex = append(u.Complex, ComplexDeletion{Column: ci, Deletion: del})
+		} else {
+			if flags&flagHasComplexDeletion != 0 {
+				if del := dc.deltaDeletion(d); !del.Live() && !skip {
+					u.Complex = append(u.Complex, ComplexDeletion{Column: ci, Deletion: del})
+				}
+			}
+			n := d.UVint32()
+			for i := 0; i < n && d.Err() == nil; i++ {
+				u.Cells = append(u.Cells, Cell{})
+				dc.cell(d, &u.Cells[len(u.Cells)-1], ci, col, u)
 			}
 		}
-		n := d.UVint32()
-		for i := 0; i < n && d.Err() == nil; i++ {
-			u.Cells = append(u.Cells, Cell{})
-			dc.cell(d, &u.Cells[len(u.Cells)-1], ci, col, u)
+		if skip {
+			u.Cells = u.Cells[:mark]
 		}
 	}
 }

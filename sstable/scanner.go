@@ -43,6 +43,29 @@ func (s *Scanner) NextPartition() bool {
 	return true
 }
 
+// Project keeps only the cells of the named columns (static or regular);
+// the cells of other columns are walked over but not returned. Rows keep
+// their liveness and deletion, which decide whether a row exists. A name
+// this SSTable's header does not list is not an error: the table may have
+// the column while this SSTable holds none of its cells.
+func (s *Scanner) Project(columns []string) {
+	for k, cols := range [][]Column{s.r.Schema.Regular, s.r.Schema.Static} {
+		s.dc.skip[k] = make([]bool, len(cols))
+		for i := range s.dc.skip[k] {
+			s.dc.skip[k][i] = true
+		}
+	}
+	for _, name := range columns {
+		for k, cols := range [][]Column{s.r.Schema.Regular, s.r.Schema.Static} {
+			for i, c := range cols {
+				if c.Name == name {
+					s.dc.skip[k][i] = false
+				}
+			}
+		}
+	}
+}
+
 // Partition is the current partition's header.
 func (s *Scanner) Partition() *PartitionHeader { return &s.ph }
 
