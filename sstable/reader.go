@@ -36,7 +36,7 @@ type Reader struct {
 // Open opens the SSTable that the given component file belongs to (any of
 // its files, usually Data.db): it reads TOC.txt, Statistics.db and the
 // compression metadata, and opens Data.db. It does not read the indexes.
-func Open(path string, opts Options) (r *Reader, err error) {
+func Open(path string, opts Options) (_ *Reader, err error) {
 	d, err := ParseDescriptor(filepath.Base(path))
 	if err != nil {
 		return nil, err
@@ -45,11 +45,10 @@ func Open(path string, opts Options) (r *Reader, err error) {
 	if err != nil {
 		return nil, err
 	}
-	r = &Reader{Desc: d, Version: v, dir: filepath.Dir(path)}
+	r := &Reader{Desc: d, Version: v, dir: filepath.Dir(path)}
 	defer func() {
 		if err != nil {
 			r.Close()
-			r = nil
 		}
 	}()
 	if r.Components, err = r.readTOC(); err != nil {
@@ -62,9 +61,6 @@ func Open(path string, opts Options) (r *Reader, err error) {
 	if r.Stats, err = ParseStatistics(stats, r.path("Statistics.db"), v); err != nil {
 		return nil, err
 	}
-	if r.Stats.Partitioner != "" && r.Stats.Partitioner != "org.apache.cassandra.dht.Murmur3Partitioner" {
-		return nil, fmt.Errorf("open %s: partitioner %s is not supported (Murmur3Partitioner only)", path, r.Stats.Partitioner)
-	}
 	if r.Schema, err = NewSchema(r.Stats.Header); err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -72,6 +68,23 @@ func Open(path string, opts Options) (r *Reader, err error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// Murmur3 reports whether the SSTable was written with Murmur3Partitioner,
+// the only partitioner whose tokens this reader computes. Others (the
+// LocalPartitioner of system tables, the legacy Random and ByteOrdered
+// partitioners) can be scanned, but token ranges and point lookups by
+// token refuse them.
+func (r *Reader) Murmur3() bool {
+	return r.Stats.Partitioner == murmur3Partitioner
+}
+
+const murmur3Partitioner = "org.apache.cassandra.dht.Murmur3Partitioner"
+
+// ErrPartitioner reports a token operation on an SSTable of another
+// partitioner than Murmur3.
+func (r *Reader) errPartitioner(op string) error {
+	return fmt.Errorf("%s on %s: partitioner %s is not supported (Murmur3Partitioner only)", op, r.dataPath, r.Stats.Partitioner)
 }
 
 func (r *Reader) path(component string) string {

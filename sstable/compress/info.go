@@ -34,6 +34,10 @@ type Info struct {
 	MaxCompressedLength int
 	DataLength          int64   // length of the uncompressed stream
 	ChunkOffsets        []int64 // start of each chunk in the compressed Data.db
+	// DataEnd, when > 0, is where the last chunk's CRC ends in Data.db.
+	// Cassandra 3.0 (ma) can record one offset more than the data needs,
+	// for an empty trailing chunk; the chunks in use end at that offset.
+	DataEnd int64
 
 	codec codecKind
 }
@@ -111,7 +115,8 @@ func ParseInfo(b []byte, file string, hasMaxCompressedLength bool) (*Info, error
 	// The writer emits exactly one chunk per chunkLength bytes of data, the
 	// last one possibly short; any other count means the header is damaged.
 	want := (info.DataLength + int64(chunkLen) - 1) / int64(chunkLen)
-	if int64(count) != want {
+	extra := !hasMaxCompressedLength && int64(count) == want+1
+	if int64(count) != want && !extra {
 		return nil, base.Corruptf(file, infoComponent, at, "parse CompressionInfo.db: chunk count %d, but data length %d in chunks of %d needs %d", count, info.DataLength, chunkLen, want)
 	}
 	if int64(d.Len()) != 8*int64(count) {
@@ -136,6 +141,10 @@ func ParseInfo(b []byte, file string, hasMaxCompressedLength bool) (*Info, error
 	}
 	if err := d.Err(); err != nil {
 		return nil, err
+	}
+	if extra {
+		info.DataEnd = info.ChunkOffsets[count-1]
+		info.ChunkOffsets = info.ChunkOffsets[:count-1]
 	}
 	return info, nil
 }

@@ -80,6 +80,9 @@ func (r *Reader) readChunkLocked(i int, dst []byte) ([]byte, error) {
 	}
 	start := info.ChunkOffsets[i]
 	end := r.size // the last chunk runs to the end of the file
+	if info.DataEnd > 0 {
+		end = info.DataEnd
+	}
 	if i+1 < n {
 		end = info.ChunkOffsets[i+1]
 	}
