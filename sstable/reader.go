@@ -30,12 +30,15 @@ type Reader struct {
 	dir      string
 	dataPath string
 	data     dataSource
+	idx      indexes
 	closers  []io.Closer
 }
 
 // Open opens the SSTable that the given component file belongs to (any of
 // its files, usually Data.db): it reads TOC.txt, Statistics.db and the
-// compression metadata, and opens Data.db. It does not read the indexes.
+// compression metadata, Summary.db and Filter.db (BIG) or Partitions.db's
+// footer (BTI), and opens Data.db. It does not read Index.db, the tries or
+// Data.db: opening costs O(summary).
 func Open(path string, opts Options) (_ *Reader, err error) {
 	d, err := ParseDescriptor(filepath.Base(path))
 	if err != nil {
@@ -65,6 +68,9 @@ func Open(path string, opts Options) (_ *Reader, err error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	if err := r.openData(opts); err != nil {
+		return nil, err
+	}
+	if err := r.openIndexes(); err != nil {
 		return nil, err
 	}
 	return r, nil

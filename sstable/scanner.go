@@ -1,6 +1,8 @@
 package sstable
 
 import (
+	"bytes"
+
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 )
 
@@ -16,6 +18,25 @@ type Scanner struct {
 	u           Unfiltered
 	inPartition bool
 	err         error
+
+	// Restrictions: token segments, or one exact key.
+	segs  []segment
+	seg   int
+	key   []byte
+	done  bool
+	token int64
+}
+
+// segment is a token range (after, upTo] scanned from Data.db offset
+// start; fromMin and toMax drop the lower and upper bound.
+type segment struct {
+	after, upTo    int64
+	fromMin, toMax bool
+	start          int64
+}
+
+func (g segment) contains(t int64) bool {
+	return (g.fromMin || t > g.after) && (g.toMax || t <= g.upTo)
 }
 
 // Scan starts a sequential scan of the whole Data.db.
@@ -25,21 +46,116 @@ func (r *Reader) Scan() *Scanner {
 	return s
 }
 
+// ScanRange scans the partitions whose Murmur3 token is in (start, end]:
+// start >= end wraps around the ring ((start, max] then [min, end]) and
+// start == end is the whole ring, as in Cassandra. The index positions
+// the scan at the first partition after start; each partition's token
+// is checked, so the result is exact.
+func (r *Reader) ScanRange(start, end int64) (*Scanner, error) {
+	if !r.Murmur3() {
+		return nil, r.errPartitioner("scan a token range")
+	}
+	var segs []segment
+	switch {
+	case start == end:
+		segs = []segment{{fromMin: true, toMax: true}}
+	case start < end:
+		segs = []segment{{after: start, upTo: end}}
+	default:
+		segs = []segment{{after: start, toMax: true}, {fromMin: true, upTo: end}}
+	}
+	for i := range segs {
+		if segs[i].fromMin {
+			continue
+		}
+		pos, err := r.firstAfter(segs[i].after)
+		if err != nil {
+			return nil, err
+		}
+		segs[i].start = pos
+	}
+	s := r.Scan()
+	s.segs = segs
+	s.st.reset(r.data, r.dataPath, segs[0].start)
+	return s, nil
+}
+
+// Get positions a scanner on the partition with this (serialized) key:
+// NextPartition returns it once, or false when the SSTable lacks it.
+// Bloom filter, then summary and Index.db (BIG) or the trie (BTI).
+func (r *Reader) Get(key []byte) (*Scanner, error) {
+	if !r.Murmur3() {
+		return nil, r.errPartitioner("look up a partition key")
+	}
+	s := r.Scan()
+	s.key = append([]byte{}, key...)
+	pos, found, err := r.locate(key)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		s.done = true
+		return s, nil
+	}
+	s.st.reset(r.data, r.dataPath, pos)
+	return s, nil
+}
+
 // NextPartition moves to the next partition, skipping what is left of the
 // current one. It returns false at the end of Data.db or on an error.
 func (s *Scanner) NextPartition() bool {
-	for s.inPartition && s.NextUnfiltered() {
+	for {
+		for s.inPartition && s.NextUnfiltered() {
+		}
+		if s.err != nil || s.done {
+			return false
+		}
+		if s.st.atEnd() {
+			if !s.nextSegment() {
+				return false
+			}
+			continue
+		}
+		if s.err = s.st.decode(func(d *base.Decbuf) { s.dc.partitionHeader(d, &s.ph) }); s.err != nil {
+			return false
+		}
+		s.inPartition = true
+		if s.key != nil {
+			// A point read returns one partition, if the index found it.
+			s.done = true
+			if !bytes.Equal(s.ph.Key, s.key) {
+				s.inPartition = false
+				return false
+			}
+			return true
+		}
+		if s.segs == nil {
+			return true
+		}
+		s.token = Murmur3Token(s.ph.Key)
+		g := s.segs[s.seg]
+		if g.contains(s.token) {
+			return true
+		}
+		if !g.toMax && s.token > g.upTo {
+			s.inPartition = false
+			if !s.nextSegment() {
+				return false
+			}
+		}
+		// Below the segment's start (the index may land a little early):
+		// skip this partition.
 	}
-	if s.err != nil {
+}
+
+// nextSegment moves to the next token segment; false when none is left.
+func (s *Scanner) nextSegment() bool {
+	if s.segs == nil || s.seg+1 >= len(s.segs) {
+		s.done = true
 		return false
 	}
-	if s.st.atEnd() {
-		return false
-	}
-	if s.err = s.st.decode(func(d *base.Decbuf) { s.dc.partitionHeader(d, &s.ph) }); s.err != nil {
-		return false
-	}
-	s.inPartition = true
+	s.seg++
+	s.st.reset(s.r.data, s.r.dataPath, s.segs[s.seg].start)
 	return true
 }
 

@@ -75,6 +75,10 @@ concurrent_compactors: 1
 # Small row-index blocks so modest partitions already get Index.db IndexInfo
 # entries (BIG) and multi-block Rows.db entries (BTI).
 column_index_size: 4KiB
+# Flush with each table's own compressor. The default (fast) flushes tables
+# whose compressor is slow (Deflate, Zstd) with LZ4, and the corpus must
+# hold real Deflate and Zstd chunks.
+flush_compression: table
 # Tests read right after writing; no need to keep a tombstone-heavy read
 # from failing the query.
 tombstone_failure_threshold: 1000000

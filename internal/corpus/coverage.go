@@ -412,6 +412,11 @@ func severalSummaryEntries(c *ModeCorpus) bool {
 	})
 }
 
+// compressionFeature finds a table declared with the compressor whose
+// SSTables really are written with it: CompressionInfo.db starts with the
+// compressor's class name (a u16-length string). Cassandra may flush with
+// another compressor than the table's (flush_compression), so the schema
+// alone proves nothing.
 func compressionFeature(name, marker string, compressed bool) Feature {
 	return Feature{name, func(c *ModeCorpus) bool {
 		return c.anyTable(func(t *CorpusTable) bool {
@@ -422,9 +427,23 @@ func compressionFeature(name, marker string, compressed bool) Feature {
 				if (st.Components["CompressionInfo.db"] > 0) != compressed {
 					return false
 				}
+				if compressed && !strings.Contains(compressorClass(t, st), marker) {
+					return false
+				}
 			}
 			return len(t.SSTables) > 0
 		})
 	}}
 }
 
+func compressorClass(t *CorpusTable, st SSTableFiles) string {
+	b, err := os.ReadFile(filepath.Join(t.Dir, st.Prefix+"-CompressionInfo.db"))
+	if err != nil || len(b) < 2 {
+		return ""
+	}
+	n := int(binary.BigEndian.Uint16(b))
+	if 2+n > len(b) {
+		return ""
+	}
+	return string(b[2 : 2+n])
+}

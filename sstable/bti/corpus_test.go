@@ -4,15 +4,15 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/golang/snappy"
-	"github.com/pierrec/lz4/v4"
-
+	"github.com/sstable-flight/sstable-flight/sstable/compress"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 )
 
@@ -94,57 +94,18 @@ func mustRead(t testing.TB, path string) []byte {
 	return b
 }
 
-// decompress is a test-only chunked Data.db decoder (LZ4 and Snappy), so
+// decompress decodes a whole compressed Data.db with package compress, so
 // the index positions can be checked against the real partition headers.
 func decompress(info, data []byte) ([]byte, error) {
-	d := base.NewDecbuf(info, "CompressionInfo.db", "CompressionInfo.db", 0)
-	class := d.UTF()
-	for n := d.I32(); n > 0 && d.Err() == nil; n-- {
-		d.UTF()
-		d.UTF()
+	ci, err := compress.ParseInfo(info, "CompressionInfo.db", true)
+	if err != nil {
+		return nil, err
 	}
-	chunkLen := int(d.I32())
-	maxCompressed := int(d.I32())
-	dataLen := d.I64()
-	count := int(d.I32())
-	offs := make([]int64, 0, max(count, 0))
-	for range count {
-		offs = append(offs, d.I64())
-	}
-	if d.Err() != nil {
-		return nil, d.Err()
-	}
-	offs = append(offs, int64(len(data))) // every chunk, the last too, ends in a 4-byte CRC
-	out := make([]byte, 0, dataLen)
-	for i := range count {
-		src := data[offs[i] : offs[i+1]-4]
-		want := min(int64(chunkLen), dataLen-int64(len(out)))
-		if len(src) >= maxCompressed {
-			out = append(out, src...)
-			continue
-		}
-		var chunk []byte
-		switch class {
-		case "org.apache.cassandra.io.compress.LZ4Compressor", "LZ4Compressor":
-			chunk = make([]byte, want)
-			if binary.LittleEndian.Uint32(src) != uint32(want) {
-				return nil, fmt.Errorf("chunk %d: lz4 length prefix %d, want %d", i, binary.LittleEndian.Uint32(src), want)
-			}
-			if _, err := lz4.UncompressBlock(src[4:], chunk); err != nil {
-				return nil, fmt.Errorf("chunk %d: %w", i, err)
-			}
-		case "org.apache.cassandra.io.compress.SnappyCompressor", "SnappyCompressor":
-			var err error
-			if chunk, err = snappy.Decode(nil, src); err != nil {
-				return nil, fmt.Errorf("chunk %d: %w", i, err)
-			}
-		default:
-			return nil, fmt.Errorf("codec %s not decoded by the test", class)
-		}
-		out = append(out, chunk...)
-	}
-	if int64(len(out)) != dataLen {
-		return nil, fmt.Errorf("decoded %d bytes, want %d", len(out), dataLen)
+	r := compress.NewReader(base.BytesReadable{B: data, Path: "Data.db"}, ci, compress.Options{})
+	defer r.Close()
+	out := make([]byte, r.DataLength())
+	if _, err := r.ReadAt(out, 0); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
 	}
 	return out, nil
 }
