@@ -2,8 +2,6 @@ package sstable
 
 import (
 	"bytes"
-
-	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 )
 
 // Scanner walks Data.db sequentially: partitions in token order, and the
@@ -116,7 +114,13 @@ func (s *Scanner) NextPartition() bool {
 			}
 			continue
 		}
-		if s.err = s.st.decode(func(d *base.Decbuf) { s.dc.partitionHeader(d, &s.ph) }); s.err != nil {
+		for {
+			s.dc.partitionHeader(s.st.window(), &s.ph)
+			if s.err = s.st.finish(&s.st.d); s.err != errRetry {
+				break
+			}
+		}
+		if s.err != nil {
 			return false
 		}
 		s.inPartition = true
@@ -192,7 +196,12 @@ func (s *Scanner) NextUnfiltered() bool {
 		return false
 	}
 	more := false
-	s.err = s.st.decode(func(d *base.Decbuf) { more = s.dc.unfiltered(d, &s.u) })
+	for {
+		more = s.dc.unfiltered(s.st.window(), &s.u)
+		if s.err = s.st.finish(&s.st.d); s.err != errRetry {
+			break
+		}
+	}
 	if s.err != nil || !more {
 		s.inPartition = false
 		return false

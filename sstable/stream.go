@@ -27,6 +27,7 @@ type stream struct {
 	off  int64 // Data.db offset of buf[0]
 	r, w int   // buf[r:w] is unread
 	eof  bool
+	d    base.Decbuf
 }
 
 const streamChunk = 64 << 10
@@ -37,6 +38,7 @@ func (s *stream) reset(src dataSource, file string, at int64) {
 		s.buf = make([]byte, streamChunk)
 	}
 	s.off, s.r, s.w, s.eof = at, 0, 0, false
+	s.d = base.NewDecbuf(nil, file, "Data.db", at)
 }
 
 // pos is the Data.db offset of the next unread byte.
@@ -76,23 +78,29 @@ func (s *stream) fill() error {
 	return nil
 }
 
-// decode runs fn over the buffered bytes, refilling and retrying while it
-// fails short; on success the bytes fn consumed are marked read. fn must
-// be safe to re-run.
-func (s *stream) decode(fn func(d *base.Decbuf)) error {
-	for {
-		d := base.NewDecbuf(s.buf[s.r:s.w], s.file, "Data.db", s.pos())
-		fn(&d)
-		err := d.Err()
-		if err == nil {
-			s.r += int(d.Pos() - d.Base)
-			return nil
-		}
-		if !errors.Is(err, base.ErrShort) || s.eof {
-			return err
-		}
-		if ferr := s.fill(); ferr != nil {
-			return ferr
-		}
+// window returns a decoder over the buffered bytes. After decoding one
+// structure from it, call finish: the stream then either marks the bytes
+// read, or refills (the decode ran short) and asks for a retry. The
+// decoder lives in the stream, so a decode allocates nothing.
+func (s *stream) window() *base.Decbuf {
+	s.d.Reset(s.buf[s.r:s.w], s.pos())
+	return &s.d
+}
+
+// errRetry asks the caller to decode the same structure again.
+var errRetry = errors.New("retry decode after refill")
+
+func (s *stream) finish(d *base.Decbuf) error {
+	err := d.Err()
+	if err == nil {
+		s.r += int(d.Pos() - d.Base)
+		return nil
 	}
+	if !errors.Is(err, base.ErrShort) || s.eof {
+		return err
+	}
+	if ferr := s.fill(); ferr != nil {
+		return ferr
+	}
+	return errRetry
 }

@@ -161,3 +161,9 @@ func (d *Decbuf) UVint32() int {
 func (d *Decbuf) Errorf(format string, args ...any) error {
 	return fmt.Errorf("%s (%s) at offset %d: %w", d.File, d.Component, d.Pos(), fmt.Errorf(format, args...))
 }
+
+// Reset points d at new bytes, keeping its file and component, so a hot
+// loop reuses one Decbuf instead of building a new one per structure.
+func (d *Decbuf) Reset(b []byte, base int64) {
+	d.B, d.Base, d.pos, d.err = b, base, 0, nil
+}

@@ -1,0 +1,59 @@
+package sstable_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sstable-flight/sstable-flight/sstable"
+)
+
+// benchData names the Data.db a benchmark reads: the generated bench
+// dataset when SSTF_BENCH_DIR points at it (make bench), else a committed
+// corpus table, so the benchmarks always run.
+func benchData(b *testing.B, table, corpusTable string) string {
+	b.Helper()
+	if dir := os.Getenv("SSTF_BENCH_DIR"); dir != "" {
+		files, _ := filepath.Glob(filepath.Join(dir, "*", table+"-*", "*-Data.db"))
+		if len(files) != 1 {
+			b.Fatalf("bench dataset %s: want one %s Data.db, found %v", dir, table, files)
+		}
+		return files[0]
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "corpus", "oa", "corpus", corpusTable+"-*", "*-Data.db"))
+	if len(files) == 0 {
+		b.Fatalf("no corpus table %s", corpusTable)
+	}
+	return files[0]
+}
+
+// BenchmarkScan decodes every row of one SSTable per iteration and
+// reports rows/s; allocations per op divided by rows/op is the per-row
+// allocation figure.
+func benchmarkScan(b *testing.B, table, corpusTable string) {
+	path := benchData(b, table, corpusTable)
+	r, err := sstable.Open(path, sstable.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	rows := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		s := r.Scan()
+		for s.NextPartition() {
+			for s.NextUnfiltered() {
+				rows++
+			}
+		}
+		if err := s.Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(rows)/float64(b.N), "rows/op")
+}
+
+func BenchmarkScanNarrow(b *testing.B) { benchmarkScan(b, "narrow", "many") }
+func BenchmarkScanWide(b *testing.B)   { benchmarkScan(b, "wide", "wide") }
