@@ -57,3 +57,48 @@ func benchmarkScan(b *testing.B, table, corpusTable string) {
 
 func BenchmarkScanNarrow(b *testing.B) { benchmarkScan(b, "narrow", "many") }
 func BenchmarkScanWide(b *testing.B)   { benchmarkScan(b, "wide", "wide") }
+
+// BenchmarkOpen opens the narrow table: TOC, Statistics, CompressionInfo,
+// Summary and Filter, never Index.db or Data.db's content.
+func BenchmarkOpen(b *testing.B) {
+	path := benchData(b, "narrow", "many")
+	b.ReportAllocs()
+	for range b.N {
+		r, err := sstable.Open(path, sstable.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.Close()
+	}
+}
+
+// BenchmarkGet reads random existing partitions by key (warm: the files
+// are in the page cache after the first pass).
+func BenchmarkGet(b *testing.B) {
+	path := benchData(b, "narrow", "many")
+	r, err := sstable.Open(path, sstable.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	var keys [][]byte
+	s := r.Scan()
+	for i := 0; s.NextPartition(); i++ {
+		if i%97 == 0 {
+			keys = append(keys, append([]byte{}, s.Partition().Key...))
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		g, err := r.Get(keys[i%len(keys)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !g.NextPartition() {
+			b.Fatalf("key %x not found", keys[i%len(keys)])
+		}
+		for g.NextUnfiltered() {
+		}
+	}
+}

@@ -155,7 +155,7 @@ func (r *Reader) locate(key []byte) (int64, bool, error) {
 		pos, err := r.dataPos(pl)
 		return pos, err == nil, err
 	case r.idx.summary != nil:
-		it := big.NewIndexReader(r.idx.index, r.idx.summary.ScanPosition(key), big.IndexOptions{UIntDeletionTime: r.Version.UIntDeletionTime, Promoted: big.PromotedSkip})
+		it := big.NewIndexReader(r.idx.index, r.idx.summary.ScanPosition(key), big.IndexOptions{UIntDeletionTime: r.Version.UIntDeletionTime, Promoted: big.PromotedSkip, ReadSize: 4 << 10})
 		for it.Next() {
 			e := it.Entry()
 			c := compareDecorated(tok, key, big.Token(e.Key), e.Key)

@@ -85,7 +85,7 @@ func (r *Reader) Get(key []byte) (*Scanner, error) {
 	if !r.Murmur3() {
 		return nil, r.errPartitioner("look up a partition key")
 	}
-	s := r.Scan()
+	s := &Scanner{r: r, dc: decoder{schema: r.Schema, header: &r.Stats.Header, version: r.Version}}
 	s.key = append([]byte{}, key...)
 	pos, found, err := r.locate(key)
 	if err != nil {
@@ -95,9 +95,13 @@ func (r *Reader) Get(key []byte) (*Scanner, error) {
 		s.done = true
 		return s, nil
 	}
-	s.st.reset(r.data, r.dataPath, pos)
+	s.st.resetSized(r.data, r.dataPath, pos, pointReadChunk)
 	return s, nil
 }
+
+// pointReadChunk is a point read's first Data.db read: most partitions
+// fit, and a larger one grows the buffer.
+const pointReadChunk = 4 << 10
 
 // NextPartition moves to the next partition, skipping what is left of the
 // current one. It returns false at the end of Data.db or on an error.

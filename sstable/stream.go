@@ -33,12 +33,22 @@ type stream struct {
 const streamChunk = 64 << 10
 
 func (s *stream) reset(src dataSource, file string, at int64) {
+	s.resetSized(src, file, at, streamChunk)
+}
+
+// resetSized starts reading at a Data.db offset with a first buffer of
+// the given size: a point read wants a few KiB, not a scan's 64 KiB (each
+// buffered byte may cost decompressing another chunk).
+func (s *stream) resetSized(src dataSource, file string, at int64, size int) {
 	s.src, s.file = src, file
-	if s.buf == nil {
-		s.buf = make([]byte, streamChunk)
+	if len(s.buf) < size {
+		s.buf = make([]byte, size)
+	} else if cap(s.buf) > size {
+		s.buf = s.buf[:size]
 	}
 	s.off, s.r, s.w, s.eof = at, 0, 0, false
 	s.d = base.NewDecbuf(nil, file, "Data.db", at)
+	s.d.Streaming = true
 }
 
 // pos is the Data.db offset of the next unread byte.
@@ -96,8 +106,11 @@ func (s *stream) finish(d *base.Decbuf) error {
 		s.r += int(d.Pos() - d.Base)
 		return nil
 	}
-	if !errors.Is(err, base.ErrShort) || s.eof {
+	if err != base.ErrShort {
 		return err
+	}
+	if s.eof {
+		return base.Corruptf(s.file, "Data.db", s.pos(), "%w: truncated structure at the end of the data (%d bytes left)", base.ErrShort, s.w-s.r)
 	}
 	if ferr := s.fill(); ferr != nil {
 		return ferr

@@ -37,6 +37,9 @@ type IndexOptions struct {
 	// them to find where each value ends.
 	ClusteringTypes []*marshal.Type
 	Promoted        PromotedMode
+	// ReadSize is the first read's size (0: 64 KiB). Point lookups scan at
+	// most one summary interval of entries and want a small first read.
+	ReadSize int
 }
 
 // IndexEntry is one Index.db entry. Key and the clustering values alias
@@ -222,7 +225,11 @@ func (it *IndexReader) Next() bool {
 // buffered, so an entry of any size is read in O(log size) refills.
 func (it *IndexReader) fill() error {
 	kept := len(it.buf) - it.off
-	want := max(indexBufSize, 2*kept)
+	first := indexBufSize
+	if it.opts.ReadSize > 0 && it.opts.ReadSize < first {
+		first = it.opts.ReadSize
+	}
+	want := max(first, 2*kept)
 	left := it.size - (it.bufAt + int64(it.off))
 	if int64(want) > left {
 		want = int(left)

@@ -35,8 +35,9 @@ type Info struct {
 	DataLength          int64   // length of the uncompressed stream
 	ChunkOffsets        []int64 // start of each chunk in the compressed Data.db
 	// DataEnd, when > 0, is where the last chunk's CRC ends in Data.db.
-	// Cassandra 3.0 (ma) can record one offset more than the data needs,
-	// for an empty trailing chunk; the chunks in use end at that offset.
+	// Cassandra (3.0 flushes, 5.0 compactions) can record one offset more
+	// than the data needs, for an empty trailing chunk; the chunks in use
+	// end at that offset.
 	DataEnd int64
 
 	codec codecKind
@@ -115,7 +116,9 @@ func ParseInfo(b []byte, file string, hasMaxCompressedLength bool) (*Info, error
 	// The writer emits exactly one chunk per chunkLength bytes of data, the
 	// last one possibly short; any other count means the header is damaged.
 	want := (info.DataLength + int64(chunkLen) - 1) / int64(chunkLen)
-	extra := !hasMaxCompressedLength && int64(count) == want+1
+	// NB: a writer may end with one empty chunk (seen from Cassandra 3.0
+	// and from 5.0 compactions): one offset more than the data needs.
+	extra := int64(count) == want+1
 	if int64(count) != want && !extra {
 		return nil, base.Corruptf(file, infoComponent, at, "parse CompressionInfo.db: chunk count %d, but data length %d in chunks of %d needs %d", count, info.DataLength, chunkLen, want)
 	}

@@ -19,6 +19,23 @@ type Decbuf struct {
 	Component string
 	pos       int
 	err       error
+	// Streaming marks a decoder over a window of a larger stream: running
+	// short is then routine (the caller refills and retries), so it is
+	// recorded as the static ErrShort, without building an error. The
+	// caller turns it into a CorruptionError if the stream really ended.
+	Streaming bool
+}
+
+// short records running out of bytes.
+func (d *Decbuf) short(format string, args ...any) {
+	if d.err != nil {
+		return
+	}
+	if d.Streaming {
+		d.err = ErrShort
+		return
+	}
+	d.Fail(format, args...)
 }
 
 // NewDecbuf decodes b, which starts at offset base of the component.
@@ -57,8 +74,12 @@ func (d *Decbuf) take(n int) []byte {
 	if d.err != nil {
 		return nil
 	}
-	if n < 0 || n > d.Len() {
-		d.Fail("%w: need %d bytes, have %d", ErrShort, n, d.Len())
+	if n < 0 {
+		d.Fail("negative length %d", n)
+		return nil
+	}
+	if n > d.Len() {
+		d.short("%w: need %d bytes, have %d", ErrShort, n, d.Len())
 		return nil
 	}
 	b := d.B[d.pos : d.pos+n]
@@ -117,7 +138,7 @@ func (d *Decbuf) UVint() uint64 {
 		return 0
 	}
 	if d.Len() < 1 {
-		d.Fail("%w: vint", ErrShort)
+		d.short("%w: vint", ErrShort)
 		return 0
 	}
 	first := d.B[d.pos]
@@ -127,7 +148,7 @@ func (d *Decbuf) UVint() uint64 {
 		return uint64(first)
 	}
 	if extra+1 > d.Len() {
-		d.Fail("%w: vint of %d bytes, have %d", ErrShort, extra+1, d.Len())
+		d.short("%w: vint of %d bytes, have %d", ErrShort, extra+1, d.Len())
 		return 0
 	}
 	var v uint64
