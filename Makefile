@@ -6,7 +6,9 @@ BUILD   := build
 FULL    := $(BUILD)/corpus-full
 HARNESS := $(GO) run ./cmd/cassandra-harness
 
-.PHONY: run test deps vet unit corpus corpus-full check-corpus-full clean
+BENCH   := $(BUILD)/bench
+
+.PHONY: run test deps vet unit corpus corpus-full check-corpus-full bench bench-data clean
 
 run:
 	$(GO) run ./cmd/sstable-flight
@@ -34,6 +36,20 @@ test: deps vet unit check-corpus-full
 # Rewrite the committed small corpus (testdata/corpus) from real Cassandra.
 corpus: deps
 	$(GO) run ./cmd/corpusgen -out testdata/corpus -scale small
+
+# Benchmark data: 1M narrow rows (text key, ~100-byte value, LZ4) and 1M
+# wide rows (1,000 per partition), written by Cassandra in oa and da and
+# compacted to one SSTable each, with Cassandra's own CQL scan and
+# point-read figures on the same data (cql-baseline.json).
+bench-data: deps
+	@test -f $(BENCH)/oa/cql-baseline.json -a -f $(BENCH)/da/cql-baseline.json || \
+		$(GO) run ./cmd/corpusgen -bench-rows 1000000 -out $(BENCH) -modes oa,da
+
+bench: bench-data
+	@for m in oa da; do \
+		echo "== $$m"; cat $(BENCH)/$$m/cql-baseline.json; echo; \
+		SSTF_BENCH_DIR=$(abspath $(BENCH))/$$m $(GO) test -run NONE -bench . -benchmem ./sstable/ || exit 1; \
+	done
 
 clean:
 	rm -rf $(BUILD)

@@ -79,6 +79,8 @@ column_index_size: 4KiB
 # whose compressor is slow (Deflate, Zstd) with LZ4, and the corpus must
 # hold real Deflate and Zstd chunks.
 flush_compression: table
+# Bulk writers (bench data) send unlogged batches of ~100 rows.
+batch_size_warn_threshold: 64KiB
 # Tests read right after writing; no need to keep a tombstone-heavy read
 # from failing the query.
 tombstone_failure_threshold: 1000000
