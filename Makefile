@@ -8,7 +8,7 @@ HARNESS := $(GO) run ./cmd/cassandra-harness
 
 BENCH   := $(BUILD)/bench
 
-.PHONY: run test deps vet unit corpus corpus-full check-corpus-full bench bench-data clean
+.PHONY: run test deps vet unit corpus corpus-full check-corpus-full fuzz-short bench bench-data clean
 
 run:
 	$(GO) run ./cmd/sstable-flight
@@ -28,10 +28,18 @@ unit: deps
 corpus-full: deps
 	$(GO) run ./cmd/corpusgen -out $(FULL) -scale full
 
+# The coverage list, the reader's differential test against sstabledump and
+# its access-path property tests, on the regenerated full corpus.
 check-corpus-full: corpus-full
-	$(GO) test -count=1 ./internal/corpus -run 'TestCoverage$$' -corpus $(abspath $(FULL))
+	SSTF_CORPUS=$(abspath $(FULL)) $(GO) test -count=1 ./internal/corpus ./sstable ./sstable/dump \
+		-run 'TestCoverage$$|TestMatchesSSTableDump|TestPointAndRangeMatchFullScan|TestScanMatchesDumpStructure|TestStatisticsMatchSchema'
 
-test: deps vet unit check-corpus-full
+# Every native fuzzer for a few seconds: mutated real files must never
+# panic or hang a parser.
+fuzz-short:
+	bash deploy/ci/fuzz-short.sh
+
+test: deps vet unit check-corpus-full fuzz-short
 
 # Rewrite the committed small corpus (testdata/corpus) from real Cassandra.
 corpus: deps

@@ -15,13 +15,22 @@ func corpusModes(t testing.TB) map[string]*corpus.ModeCorpus {
 	t.Helper()
 	out := map[string]*corpus.ModeCorpus{}
 	for _, mode := range []string{"nb", "oa", "da"} {
-		c, err := corpus.Load(filepath.Join("..", "testdata", "corpus", mode))
+		c, err := corpus.Load(filepath.Join(corpusRoot(), mode))
 		if err != nil {
 			t.Fatal(err)
 		}
 		out[mode] = c
 	}
 	return out
+}
+
+// corpusRoot is the committed corpus, or the one SSTF_CORPUS names (make
+// test points it at the regenerated full corpus).
+func corpusRoot() string {
+	if r := os.Getenv("SSTF_CORPUS"); r != "" {
+		return r
+	}
+	return filepath.Join("..", "testdata", "corpus")
 }
 
 func readStatistics(t testing.TB, tbl *corpus.CorpusTable, st corpus.SSTableFiles) (*sstable.Statistics, []byte, sstable.Version) {

@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"flag"
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -12,6 +13,9 @@ var corpusRoot = flag.String("corpus", "", "corpus root to check (default: the c
 func root(t *testing.T) string {
 	if *corpusRoot != "" {
 		return *corpusRoot
+	}
+	if r := os.Getenv("SSTF_CORPUS"); r != "" {
+		return r
 	}
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "corpus")

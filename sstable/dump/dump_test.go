@@ -17,7 +17,14 @@ import (
 	"github.com/sstable-flight/sstable-flight/sstable/dump"
 )
 
-var corpusRoot = flag.String("corpus", filepath.Join("..", "..", "testdata", "corpus"), "corpus root (committed or regenerated)")
+var corpusRoot = flag.String("corpus", defaultCorpus(), "corpus root (committed, or regenerated: SSTF_CORPUS)")
+
+func defaultCorpus() string {
+	if r := os.Getenv("SSTF_CORPUS"); r != "" {
+		return r
+	}
+	return filepath.Join("..", "..", "testdata", "corpus")
+}
 
 // TestMatchesSSTableDump is the reader's differential test: for every
 // Data.db of every mode, our dump equals Cassandra's sstabledump output
