@@ -24,6 +24,7 @@ func main() {
 	tokens := flag.String("token-range", "", "dump only tokens in (START, END], as START:END")
 	columns := flag.String("columns", "", "dump only these columns, comma-separated")
 	noCRC := flag.Bool("skip-crc", false, "do not verify chunk checksums")
+	verify := flag.Bool("verify-digest", false, "first check each whole Data.db against Digest.crc32")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: sstable-dump [--key K] [--token-range START:END] [--columns a,b] PATH...")
@@ -49,6 +50,12 @@ func main() {
 			r, err := sstable.Open(f, sstable.Options{SkipCRC: *noCRC})
 			if err != nil {
 				fail(err)
+			}
+			if *verify {
+				if err := r.VerifyDigest(); err != nil {
+					r.Close()
+					fail(err)
+				}
 			}
 			err = dump.Write(os.Stdout, r, opts)
 			r.Close()
