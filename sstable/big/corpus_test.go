@@ -90,15 +90,17 @@ func corpusTables(t testing.TB) []sstable {
 
 // publicTables lists the read-only 3.x fixtures (ma..md), which have no dump.
 func publicTables(t testing.TB) []sstable {
-	files, _ := filepath.Glob("/work/shared/fixtures/public/*/*/*/m?-*-big-Index.db")
-	more, _ := filepath.Glob("/work/shared/fixtures/public/*/m?-*-big-Index.db")
+	// shared/ lies beside the repository, on developer machines and in CI.
+	const root = "../../../shared/fixtures/public"
+	files, _ := filepath.Glob(root + "/*/*/*/m?-*-big-Index.db")
+	more, _ := filepath.Glob(root + "/*/m?-*-big-Index.db")
 	var out []sstable
 	for _, f := range append(files, more...) {
 		prefix := strings.TrimSuffix(f, "-Index.db")
 		out = append(out, sstable{prefix: prefix, version: filepath.Base(prefix)[:2]})
 	}
 	if len(out) == 0 {
-		t.Skip("no 3.x fixtures under /work/shared/fixtures/public")
+		t.Fatal("no 3.x fixtures under " + root + ": shared/ must be beside the repository")
 	}
 	return out
 }
