@@ -1,0 +1,772 @@
+package marshal
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"math/big"
+)
+
+// Compare orders two serialized values of type t the way Cassandra 5.0's
+// AbstractType.compare does: it returns a negative number when a sorts
+// before b, zero when they are equal and a positive number otherwise.
+// Clustering prefixes, row index blocks and the cell paths of non-frozen
+// sets and maps (their element / key type) are sorted by it.
+//
+// The rules, per kind (each checked against the type's compareCustom, or
+// its ComparisonType.BYTE_ORDER):
+//
+//   - ascii, text, blob, inet, date, time, duration: unsigned byte order,
+//     a prefix first (date is an unsigned int with the epoch at 2^31 and
+//     time a non-negative long, so byte order is numeric order).
+//   - int, bigint, smallint, timestamp, counter: two's complement numeric
+//     order (signed first byte, then unsigned bytes).
+//   - tinyint: the signed byte.
+//   - varint: numeric order, whatever the number of sign-extension bytes.
+//   - decimal: numeric order, the scale is ignored (1.0 equals 1.00), as
+//     BigDecimal.compareTo.
+//   - float, double: Java's Float.compare / Double.compare: -0.0 sorts
+//     before 0.0, every NaN equals every other NaN and sorts after +Inf.
+//   - boolean: false (0x00) before true (any other byte).
+//   - uuid (UUIDType): by version, then for version 1 by timestamp,
+//     otherwise by the unsigned most significant 8 bytes, then by the
+//     unsigned least significant 8 bytes.
+//   - timeuuid: by timestamp (time_hi, time_mid, time_low), then by the
+//     last 8 bytes compared as signed bytes (Cassandra keeps this
+//     CASSANDRA-8730 quirk for compatibility).
+//   - frozen list and set: element by element, then the shorter first;
+//     frozen map: key then value, entry by entry, then the smaller first.
+//   - tuple and frozen UDT: component by component, a null component
+//     before any value; missing trailing components equal null ones.
+//   - vector: element by element.
+//   - CompositeType: component by component with the end-of-component
+//     byte, static composites first; DynamicCompositeType: likewise, with
+//     components of different types ordered by their class names.
+//   - empty: every value equals every other.
+//   - a Reversed type reverses the order of the type it wraps (including
+//     where the empty value goes: last).
+//
+// The empty value (zero bytes) sorts before every other value of every
+// type, except under Reversed, where it sorts after.
+//
+// Compare never panics. Where Cassandra would throw on a malformed value
+// (a uuid that is not 16 bytes, a float shorter than 4 bytes, a truncated
+// collection, tuple, vector or composite), the value is ordered
+// deterministically instead: after the empty value, before every value
+// that decodes, and two undecodable values by unsigned byte order. A
+// timeuuid whose version is not 1 is compared as if it were one.
+// Known approximations: PartitionerDefinedOrder values (internal index
+// tables) are compared by unsigned bytes rather than by token, and the
+// legacy DateType, which the parser folds into Timestamp, is compared as
+// TimestampType (they differ only for dates before 1970, where DateType
+// used byte order). A nil t compares by unsigned bytes.
+func Compare(t *Type, a, b []byte) int {
+	if t == nil {
+		return bytes.Compare(a, b)
+	}
+	if t.Reversed {
+		return compareBase(t, b, a)
+	}
+	return compareBase(t, a, b)
+}
+
+// compareEmpty handles the empty value for the types whose compareCustom
+// starts with "empty sorts first". done is false when neither is empty.
+func compareEmpty(a, b []byte) (c int, done bool) {
+	switch {
+	case len(a) == 0 && len(b) == 0:
+		return 0, true
+	case len(a) == 0:
+		return -1, true
+	case len(b) == 0:
+		return 1, true
+	}
+	return 0, false
+}
+
+// compareMalformed orders values when at least one cannot be decoded:
+// undecodable before decodable, two undecodable by bytes. Both a and b are
+// non-empty here.
+func compareMalformed(a []byte, okA bool, b []byte, okB bool) int {
+	switch {
+	case okA && !okB:
+		return 1
+	case !okA && okB:
+		return -1
+	}
+	return bytes.Compare(a, b)
+}
+
+func compareBase(t *Type, a, b []byte) int {
+	switch t.Kind {
+	case Ascii, Text, Blob, Inet, Date, Time, Duration:
+		return bytes.Compare(a, b)
+	case Empty:
+		return 0
+	case Int, BigInt, SmallInt, Timestamp, Counter:
+		if c, done := compareEmpty(a, b); done {
+			return c
+		}
+		return compareSignedFirst(a, b)
+	case TinyInt:
+		if c, done := compareEmpty(a, b); done {
+			return c
+		}
+		return cmpInt(int(int8(a[0])), int(int8(b[0])))
+	case Boolean:
+		if c, done := compareEmpty(a, b); done {
+			return c
+		}
+		return cmpBool(a[0] != 0, b[0] != 0)
+	case Float:
+		if c, done := compareEmpty(a, b); done {
+			return c
+		}
+		if len(a) < 4 || len(b) < 4 {
+			return compareMalformed(a, len(a) >= 4, b, len(b) >= 4)
+		}
+		return compareJavaFloat(
+			float64(math.Float32frombits(binary.BigEndian.Uint32(a))),
+			float64(math.Float32frombits(binary.BigEndian.Uint32(b))))
+	case Double:
+		if c, done := compareEmpty(a, b); done {
+			return c
+		}
+		if len(a) < 8 || len(b) < 8 {
+			return compareMalformed(a, len(a) >= 8, b, len(b) >= 8)
+		}
+		return compareJavaFloat(
+			math.Float64frombits(binary.BigEndian.Uint64(a)),
+			math.Float64frombits(binary.BigEndian.Uint64(b)))
+	case VarInt:
+		if c, done := compareEmpty(a, b); done {
+			return c
+		}
+		return compareVarInt(a, b)
+	case Decimal:
+		if c, done := compareEmpty(a, b); done {
+			return c
+		}
+		if len(a) < 4 || len(b) < 4 {
+			return compareMalformed(a, len(a) >= 4, b, len(b) >= 4)
+		}
+		return compareDecimal(a, b)
+	case UUID:
+		return compareUUID(a, b)
+	case TimeUUID:
+		return compareTimeUUID(a, b)
+	case List, Set:
+		if c, done := compareEmpty(a, b); done {
+			return c
+		}
+		return compareListOrSet(elem(t, 0), a, b)
+	case Map:
+		if c, done := compareEmpty(a, b); done {
+			return c
+		}
+		return compareMap(elem(t, 0), elem(t, 1), a, b)
+	case Tuple, UDT:
+		if c, done := compareEmpty(a, b); done {
+			return c
+		}
+		return compareTuple(t.Elems, a, b)
+	case Vector:
+		if c, done := compareEmpty(a, b); done {
+			return c
+		}
+		return compareVector(t, a, b)
+	case Composite:
+		if c, done := compareEmpty(a, b); done {
+			return c
+		}
+		return compareComposite(t, a, b)
+	case DynamicComposite:
+		if c, done := compareEmpty(a, b); done {
+			return c
+		}
+		return compareComposite(t, a, b)
+	}
+	// PartitionerOrder and anything unknown.
+	return bytes.Compare(a, b)
+}
+
+// elem returns t.Elems[i], or nil (byte order) when the type is incomplete.
+func elem(t *Type, i int) *Type {
+	if i < len(t.Elems) {
+		return t.Elems[i]
+	}
+	return nil
+}
+
+func cmpInt(x, y int) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+func cmpInt64(x, y int64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+func cmpUint64(x, y uint64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+func cmpBool(x, y bool) int {
+	switch {
+	case x == y:
+		return 0
+	case x:
+		return 1
+	}
+	return -1
+}
+
+// compareSignedFirst is LongType.compareLongs / Int32Type: the first byte
+// signed, then the whole values as unsigned bytes. a and b are non-empty.
+func compareSignedFirst(a, b []byte) int {
+	if c := cmpInt(int(int8(a[0])), int(int8(b[0]))); c != 0 {
+		return c
+	}
+	return bytes.Compare(a, b)
+}
+
+// compareJavaFloat is Java's Double.compare (Float.compare widened, which
+// preserves its order): numeric, except -0.0 < 0.0 and NaN equal to
+// itself and greater than everything else.
+func compareJavaFloat(x, y float64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	xn, yn := math.IsNaN(x), math.IsNaN(y)
+	switch {
+	case xn || yn:
+		return cmpBool(xn, yn)
+	case x == 0 && y == 0:
+		return cmpBool(!math.Signbit(x), !math.Signbit(y))
+	}
+	return 0
+}
+
+// significant strips the sign-extension bytes of a big-endian two's
+// complement number: the minimal encoding of the same value.
+func significant(v []byte) []byte {
+	for len(v) > 1 {
+		if v[0] == 0x00 && v[1]&0x80 == 0 || v[0] == 0xff && v[1]&0x80 != 0 {
+			v = v[1:]
+			continue
+		}
+		break
+	}
+	return v
+}
+
+// compareVarInt orders two non-empty big-endian two's complement numbers
+// of any length numerically (IntegerType.compareIntegers).
+func compareVarInt(a, b []byte) int {
+	a, b = significant(a), significant(b)
+	negA, negB := a[0]&0x80 != 0, b[0]&0x80 != 0
+	if negA != negB {
+		return cmpBool(!negA, !negB)
+	}
+	if len(a) != len(b) {
+		// Same sign, minimal encodings: more bytes, larger magnitude.
+		c := cmpInt(len(a), len(b))
+		if negA {
+			c = -c
+		}
+		return c
+	}
+	return compareSignedFirst(a, b)
+}
+
+// bigFromTwos decodes a big-endian two's complement number.
+func bigFromTwos(v []byte) *big.Int {
+	n := new(big.Int).SetBytes(v)
+	if len(v) > 0 && v[0]&0x80 != 0 {
+		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(8*len(v))))
+	}
+	return n
+}
+
+// compareDecimal orders two DecimalType values (int32 scale, varint
+// unscaled value; value = unscaled * 10^-scale) numerically.
+func compareDecimal(a, b []byte) int {
+	sa := int64(int32(binary.BigEndian.Uint32(a)))
+	sb := int64(int32(binary.BigEndian.Uint32(b)))
+	ua, ub := bigFromTwos(a[4:]), bigFromTwos(b[4:])
+	if c := cmpInt(ua.Sign(), ub.Sign()); c != 0 || ua.Sign() == 0 {
+		return c
+	}
+	neg := ua.Sign() < 0
+	ma, mb := new(big.Int).Abs(ua), new(big.Int).Abs(ub)
+	// Compare the adjusted exponents (position of the leading digit)
+	// first, so a huge scale difference never needs 10^scale.
+	da, db := int64(len(ma.String())), int64(len(mb.String()))
+	c := cmpInt64(da-sa, db-sb)
+	if c == 0 {
+		// Same leading-digit position: |sa - sb| = |da - db|, bounded by
+		// the digit counts, so rescaling is cheap.
+		if sa < sb {
+			ma.Mul(ma, new(big.Int).Exp(big.NewInt(10), big.NewInt(sb-sa), nil))
+		} else if sb < sa {
+			mb.Mul(mb, new(big.Int).Exp(big.NewInt(10), big.NewInt(sa-sb), nil))
+		}
+		c = ma.Cmp(mb)
+	}
+	if neg {
+		c = -c
+	}
+	return c
+}
+
+// reorderTimestamp moves a version 1 UUID's most significant long into
+// timestamp order: time_hi_and_version, time_mid, time_low.
+func reorderTimestamp(msb uint64) uint64 {
+	return msb<<48 | (msb<<16)&0xffff00000000 | msb>>32
+}
+
+// compareUUID is UUIDType.compareCustom.
+func compareUUID(a, b []byte) int {
+	okA, okB := len(a) == 16, len(b) == 16
+	if !okA || !okB {
+		if c, done := compareEmpty(a, b); done {
+			return c
+		}
+		return compareMalformed(a, okA, b, okB)
+	}
+	msbA, msbB := binary.BigEndian.Uint64(a), binary.BigEndian.Uint64(b)
+	va, vb := int(msbA>>12&0xf), int(msbB>>12&0xf)
+	if va != vb {
+		return cmpInt(va, vb)
+	}
+	var c int
+	if va == 1 {
+		c = cmpInt64(int64(reorderTimestamp(msbA)), int64(reorderTimestamp(msbB)))
+	} else {
+		c = cmpUint64(msbA, msbB)
+	}
+	if c != 0 {
+		return c
+	}
+	return cmpUint64(binary.BigEndian.Uint64(a[8:]), binary.BigEndian.Uint64(b[8:]))
+}
+
+// compareTimeUUID is TimeUUIDType's compareCustom: timestamp order, then
+// the last 8 bytes as signed bytes.
+func compareTimeUUID(a, b []byte) int {
+	okA, okB := len(a) == 16, len(b) == 16
+	if !okA || !okB {
+		if c, done := compareEmpty(a, b); done {
+			return c
+		}
+		return compareMalformed(a, okA, b, okB)
+	}
+	ta := int64(reorderTimestamp(binary.BigEndian.Uint64(a)))
+	tb := int64(reorderTimestamp(binary.BigEndian.Uint64(b)))
+	if c := cmpInt64(ta, tb); c != 0 {
+		return c
+	}
+	for i := 8; i < 16; i++ {
+		if c := cmpInt(int(int8(a[i])), int(int8(b[i]))); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// compareNullable orders two optional element values: null (nil) before
+// any value, two nulls equal. Cassandra never writes nulls inside frozen
+// collections; this keeps the order total if one appears.
+func compareNullable(t *Type, a, b []byte) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	return Compare(t, a, b)
+}
+
+// collectionValues splits a frozen collection (int32 count, then per
+// value int32 length, -1 for null, and the bytes) into its n*per values.
+// ok is false when the value is truncated, has a negative count or
+// trailing bytes.
+func collectionValues(v []byte, per int) (vals [][]byte, ok bool) {
+	if len(v) < 4 {
+		return nil, false
+	}
+	n := int64(int32(binary.BigEndian.Uint32(v)))
+	if n < 0 || n*int64(per) > int64(len(v)) {
+		return nil, false
+	}
+	v = v[4:]
+	vals = make([][]byte, 0, int(n)*per)
+	for i := int64(0); i < n*int64(per); i++ {
+		if len(v) < 4 {
+			return nil, false
+		}
+		l := int64(int32(binary.BigEndian.Uint32(v)))
+		v = v[4:]
+		if l < 0 {
+			vals = append(vals, nil)
+			continue
+		}
+		if l > int64(len(v)) {
+			return nil, false
+		}
+		vals = append(vals, v[:l:l])
+		v = v[l:]
+	}
+	return vals, len(v) == 0
+}
+
+// compareListOrSet is CollectionType.compareListOrSet for frozen lists
+// and sets: element-wise, then the smaller collection first.
+func compareListOrSet(et *Type, a, b []byte) int {
+	va, okA := collectionValues(a, 1)
+	vb, okB := collectionValues(b, 1)
+	if !okA || !okB {
+		return compareMalformed(a, okA, b, okB)
+	}
+	for i := 0; i < len(va) && i < len(vb); i++ {
+		if c := compareNullable(et, va[i], vb[i]); c != 0 {
+			return c
+		}
+	}
+	return cmpInt(len(va), len(vb))
+}
+
+// compareMap is MapType.compareMaps for frozen maps: key, then value,
+// entry by entry, then the smaller map first.
+func compareMap(kt, vt *Type, a, b []byte) int {
+	va, okA := collectionValues(a, 2)
+	vb, okB := collectionValues(b, 2)
+	if !okA || !okB {
+		return compareMalformed(a, okA, b, okB)
+	}
+	for i := 0; i+1 < len(va) && i+1 < len(vb); i += 2 {
+		if c := compareNullable(kt, va[i], vb[i]); c != 0 {
+			return c
+		}
+		if c := compareNullable(vt, va[i+1], vb[i+1]); c != 0 {
+			return c
+		}
+	}
+	return cmpInt(len(va), len(vb))
+}
+
+// tupleComponents splits a tuple/UDT value: int32 length (negative for
+// null) and bytes per component, as many as are present.
+func tupleComponents(v []byte) (comps [][]byte, ok bool) {
+	for len(v) > 0 {
+		if len(v) < 4 {
+			return nil, false
+		}
+		l := int64(int32(binary.BigEndian.Uint32(v)))
+		v = v[4:]
+		if l < 0 {
+			comps = append(comps, nil)
+			continue
+		}
+		if l > int64(len(v)) {
+			return nil, false
+		}
+		comps = append(comps, v[:l:l])
+		v = v[l:]
+	}
+	return comps, true
+}
+
+func allNull(comps [][]byte) bool {
+	for _, c := range comps {
+		if c != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// compareTuple is TupleType.compareCustom (UserType inherits it): the
+// declared components in order, a null before any value; then, when one
+// value ran out of components, it equals the other if all the other's
+// remaining components are null and sorts first otherwise.
+func compareTuple(types []*Type, a, b []byte) int {
+	ca, okA := tupleComponents(a)
+	cb, okB := tupleComponents(b)
+	if !okA || !okB {
+		return compareMalformed(a, okA, b, okB)
+	}
+	i := 0
+	for ; i < len(ca) && i < len(cb) && i < len(types); i++ {
+		x, y := ca[i], cb[i]
+		switch {
+		case x == nil && y == nil:
+			continue
+		case x == nil:
+			return -1
+		case y == nil:
+			return 1
+		}
+		if c := Compare(types[i], x, y); c != 0 {
+			return c
+		}
+	}
+	restA, restB := allNull(ca[i:]), allNull(cb[i:])
+	switch {
+	case restA && restB:
+		return 0
+	case restA: // includes a having run out of components
+		return -1
+	case restB:
+		return 1
+	}
+	// Both carry non-null components beyond the declared types: invalid
+	// values (Cassandra's split rejects them); order them by bytes.
+	return bytes.Compare(a, b)
+}
+
+// readUvint decodes Cassandra's unsigned vint: the number of leading one
+// bits of the first byte is the number of extra bytes.
+func readUvint(v []byte) (x uint64, n int, ok bool) {
+	if len(v) == 0 {
+		return 0, 0, false
+	}
+	first := v[0]
+	extra := 0
+	for extra < 8 && first&(0x80>>extra) != 0 {
+		extra++
+	}
+	if len(v) < 1+extra {
+		return 0, 0, false
+	}
+	if extra < 8 {
+		x = uint64(first & (0xff >> (extra + 1)))
+	}
+	for i := 1; i <= extra; i++ {
+		x = x<<8 | uint64(v[i])
+	}
+	return x, 1 + extra, true
+}
+
+// vectorElements splits a vector value: dim fixed-width elements, or dim
+// unsigned-vint-length-prefixed ones.
+func vectorElements(t *Type, v []byte) (elems [][]byte, ok bool) {
+	et := elem(t, 0)
+	if t.Dim <= 0 || et == nil {
+		return nil, false
+	}
+	if w := et.FixedLength(); w >= 0 {
+		if int64(w)*int64(t.Dim) != int64(len(v)) {
+			return nil, false
+		}
+		elems = make([][]byte, t.Dim)
+		for i := range elems {
+			elems[i] = v[i*w : (i+1)*w : (i+1)*w]
+		}
+		return elems, true
+	}
+	if t.Dim > len(v) {
+		return nil, false // every element takes at least one byte
+	}
+	elems = make([][]byte, 0, t.Dim)
+	for i := 0; i < t.Dim; i++ {
+		l, n, ok := readUvint(v)
+		if !ok || l > uint64(len(v)-n) {
+			return nil, false
+		}
+		v = v[n:]
+		elems = append(elems, v[:l:l])
+		v = v[l:]
+	}
+	return elems, len(v) == 0
+}
+
+// compareVector is VectorType's serializer compareCustom: element-wise
+// over the dimension.
+func compareVector(t *Type, a, b []byte) int {
+	ea, okA := vectorElements(t, a)
+	eb, okB := vectorElements(t, b)
+	if !okA || !okB {
+		return compareMalformed(a, okA, b, okB)
+	}
+	for i := range ea {
+		if c := Compare(t.Elems[0], ea[i], eb[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// compositeComponent is one component of a (Dynamic)CompositeType value.
+type compositeComponent struct {
+	typ   *Type
+	name  string // class name of typ, for DynamicCompositeType
+	value []byte
+	eoc   int8 // end-of-component byte
+}
+
+// compositeComponents splits a composite value: per component, for
+// DynamicCompositeType a u16 header (alias byte when its top bit is set,
+// else the length of a class name that follows), then u16 length, value
+// and the end-of-component byte.
+func compositeComponents(t *Type, v []byte) (static bool, comps []compositeComponent, ok bool) {
+	dynamic := t.Kind == DynamicComposite
+	if !dynamic && len(v) >= 2 && v[0] == 0xff && v[1] == 0xff {
+		static, v = true, v[2:]
+	}
+	for i := 0; len(v) > 0; i++ {
+		var c compositeComponent
+		if dynamic {
+			if len(v) < 2 {
+				return false, nil, false
+			}
+			h := int(binary.BigEndian.Uint16(v))
+			v = v[2:]
+			if h&0x8000 != 0 {
+				c.typ = aliasType(t, byte(h))
+			} else {
+				if h > len(v) {
+					return false, nil, false
+				}
+				c.typ = dynamicType(string(v[:h]))
+				if c.typ == nil {
+					c.name = string(v[:h])
+				}
+				v = v[h:]
+			}
+		} else {
+			c.typ = elem(t, i)
+		}
+		if len(v) < 2 {
+			return false, nil, false
+		}
+		l := int(binary.BigEndian.Uint16(v))
+		v = v[2:]
+		if l+1 > len(v) {
+			return false, nil, false
+		}
+		c.value = v[:l:l]
+		c.eoc = int8(v[l])
+		v = v[l+1:]
+		comps = append(comps, c)
+	}
+	return static, comps, true
+}
+
+// aliasType resolves a DynamicCompositeType alias byte; nil (byte order)
+// when the type declares no such alias.
+func aliasType(t *Type, alias byte) *Type {
+	for i, a := range t.Aliases {
+		if a == alias && i < len(t.Elems) {
+			return t.Elems[i]
+		}
+	}
+	return nil
+}
+
+// dynamicType parses a class name found in a DynamicCompositeType value,
+// with or without the package; nil when it does not parse.
+func dynamicType(name string) *Type {
+	if t, err := Parse(name); err == nil {
+		return t
+	}
+	if t, err := Parse(pkg + name); err == nil {
+		return t
+	}
+	return nil
+}
+
+// className is the class of a component's comparator: ReversedType for a
+// reversed one, the unparsed name for an unknown one.
+func (c *compositeComponent) className(unwrapReversed bool) string {
+	switch {
+	case c.typ == nil && c.name != "":
+		return c.name
+	case c.typ == nil:
+		return pkg + natives[Blob].class
+	case c.typ.Reversed && !unwrapReversed:
+		return pkg + "ReversedType"
+	}
+	return c.typ.Kind.Class()
+}
+
+func simpleName(class string) string {
+	for i := len(class) - 1; i >= 0; i-- {
+		if class[i] == '.' {
+			return class[i+1:]
+		}
+	}
+	return class
+}
+
+// compareComposite is AbstractCompositeType.compareCustom: a static
+// composite first, then component by component (for DynamicCompositeType,
+// components of different comparator classes by class name), then the
+// end-of-component bytes, then the one with fewer components first.
+// Cassandra's loop tests the right value's remaining bytes at the left
+// value's offset; this compares each value's own remainder.
+func compareComposite(t *Type, a, b []byte) int {
+	sa, ca, okA := compositeComponents(t, a)
+	sb, cb, okB := compositeComponents(t, b)
+	if !okA || !okB {
+		return compareMalformed(a, okA, b, okB)
+	}
+	if sa != sb {
+		return cmpBool(!sa, !sb)
+	}
+	for i := 0; i < len(ca) && i < len(cb); i++ {
+		x, y := &ca[i], &cb[i]
+		if t.Kind == DynamicComposite {
+			both := x.typ != nil && y.typ != nil && x.typ.Reversed && y.typ.Reversed
+			nx, ny := x.className(both), y.className(both)
+			if nx != ny {
+				if c := cmpString(simpleName(nx), simpleName(ny)); c != 0 {
+					return c
+				}
+				if c := cmpString(nx, ny); c != 0 {
+					return c
+				}
+			}
+		}
+		if c := Compare(x.typ, x.value, y.value); c != 0 {
+			return c
+		}
+		if x.eoc != y.eoc {
+			return cmpInt(int(x.eoc), int(y.eoc))
+		}
+	}
+	return cmpInt(len(ca), len(cb))
+}
+
+// cmpString is Java's String.compareTo for the ASCII class names here.
+func cmpString(x, y string) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
