@@ -23,6 +23,7 @@ type Scanner struct {
 	key   []byte
 	done  bool
 	token int64
+	slice *sliceState
 }
 
 // segment is a token range (after, upTo] scanned from Data.db offset
@@ -196,6 +197,13 @@ func (s *Scanner) Partition() *PartitionHeader { return &s.ph }
 // NextUnfiltered moves to the next row or marker of the current partition;
 // false at its end (or on an error).
 func (s *Scanner) NextUnfiltered() bool {
+	if s.slice != nil {
+		return s.nextSliced()
+	}
+	return s.nextRaw()
+}
+
+func (s *Scanner) nextRaw() bool {
 	if !s.inPartition || s.err != nil {
 		return false
 	}

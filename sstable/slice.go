@@ -1,0 +1,343 @@
+package sstable
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/sstable-flight/sstable-flight/sstable/big"
+	"github.com/sstable-flight/sstable-flight/sstable/bti"
+	"github.com/sstable-flight/sstable-flight/sstable/marshal"
+)
+
+// Bound is one end of a clustering slice: a prefix of clustering values
+// (none: unbounded) and whether rows equal to it on that prefix are in.
+type Bound struct {
+	Values    [][]byte
+	Inclusive bool
+}
+
+// Slice selects the rows of a partition between two clustering bounds.
+type Slice struct {
+	Start, End Bound
+}
+
+// sliceState filters a partition's unfiltereds to a slice. Range
+// tombstones open across the slice's start are reported as a start bound
+// at the slice start, and ones still open at its end are closed by an end
+// bound there, as Cassandra's slice reads do, so every row returned keeps
+// exactly the range deletion that covers it.
+type sliceState struct {
+	sl      Slice
+	types   []*marshal.Type
+	open    DeletionTime // range deletion open at the current position
+	started bool
+	ended   bool
+	pending bool // held is an element to return after a synthesized start
+	held    Unfiltered
+	// jumped: the stream was moved to the slice's first block;
+	// staticDone: the static row was returned.
+	jumped, staticDone bool
+}
+
+// GetSlice reads one partition's static row and the rows (and range
+// tombstone markers) of a clustering slice. The row index (Index.db's
+// IndexInfo blocks, Rows.db's trie) lets it start at the block that holds
+// the slice start instead of the partition's first row.
+func (r *Reader) GetSlice(key []byte, sl Slice) (*Scanner, error) {
+	s, err := r.Get(key)
+	if err != nil || s.done {
+		return s, err
+	}
+	s.slice = &sliceState{sl: sl, types: r.Schema.Clustering, open: LiveDeletion}
+	return s, nil
+}
+
+// blockRef is one row-index block: its offset from the partition start
+// and the range deletion open where it begins.
+type blockRef struct {
+	offset int64
+	open   DeletionTime
+}
+
+// rowIndexBlocks lists the row-index blocks of the partition at dataPos
+// with this key; nil when the partition has no row index (one block).
+func (r *Reader) rowIndexBlocks(key []byte, dataPos int64) ([]blockRef, error) {
+	switch {
+	case r.idx.parts != nil:
+		pl, found, err := r.idx.parts.Lookup(bti.DecoratedKey(nil, Murmur3Token(key), key))
+		if err != nil || !found || !pl.InRows() {
+			return nil, err
+		}
+		e, err := r.idx.rows.Entry(pl.RowsPos())
+		if err != nil {
+			return nil, err
+		}
+		blocks, _, err := e.Blocks()
+		if err != nil {
+			return nil, err
+		}
+		out := make([]blockRef, len(blocks))
+		for i, b := range blocks {
+			out[i] = blockRef{offset: b.Offset, open: LiveDeletion}
+			if b.OpenDeletion != nil && !b.OpenDeletion.Live {
+				out[i].open = DeletionTime{MarkedForDeleteAt: b.OpenDeletion.MarkedForDeleteAt, LocalDeletionTime: int64(b.OpenDeletion.LocalDeletionTime)}
+			}
+		}
+		return out, nil
+	case r.idx.summary != nil:
+		it := big.NewIndexReader(r.idx.index, r.idx.summary.ScanPosition(key), big.IndexOptions{
+			UIntDeletionTime: r.Version.UIntDeletionTime, Promoted: big.PromotedFull,
+			ClusteringTypes: r.Schema.Clustering, ReadSize: 4 << 10})
+		for it.Next() {
+			e := it.Entry()
+			if e.DataPosition != dataPos {
+				continue
+			}
+			out := make([]blockRef, len(e.Blocks))
+			open := LiveDeletion
+			for i, b := range e.Blocks {
+				// IndexInfo records the deletion open at a block's end,
+				// which is the one open where the next block begins.
+				out[i] = blockRef{offset: b.Offset, open: open}
+				open = LiveDeletion
+				if b.HasOpenMarker {
+					open = DeletionTime{MarkedForDeleteAt: b.OpenMarker.MarkedForDeleteAt, LocalDeletionTime: b.OpenMarker.LocalDeletionTime}
+				}
+			}
+			return out, nil
+		}
+		return nil, it.Err()
+	}
+	return nil, nil
+}
+
+// comparePrefix compares clustering values a with bound values b over
+// b's length (or a's, if shorter: a marker prefix), by the column types.
+func comparePrefix(types []*marshal.Type, a, b [][]byte) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		// NB: clustering values of CQL rows are never null, so nil and
+		// empty compare alike (as empty, per the type's order).
+		if c := marshal.Compare(types[i], a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// beforeStart reports whether an unfiltered lies before the slice start.
+func (st *sliceState) beforeStart(u *Unfiltered) bool {
+	b := st.sl.Start
+	if len(b.Values) == 0 {
+		return false
+	}
+	c := comparePrefix(st.types, u.Clustering, b.Values)
+	switch {
+	case c != 0:
+		return c < 0
+	case !u.Marker:
+		return !b.Inclusive
+	case len(u.Clustering) < len(b.Values):
+		// A marker on a shorter, equal prefix: one that opens there opens
+		// before the start (its deletion is carried in by a synthesized
+		// bound); one that closes there closes after every row of the
+		// start's prefix, so inside the slice.
+		return u.Kind.IsStart() || u.Kind == ExclEndInclStartBoundary
+	}
+	switch u.Kind {
+	case ExclEndBound:
+		return true // closes just before the start
+	case InclEndBound:
+		return !b.Inclusive
+	}
+	return false
+}
+
+// afterEnd reports whether an unfiltered lies after the slice end.
+func (st *sliceState) afterEnd(u *Unfiltered) bool {
+	b := st.sl.End
+	if len(b.Values) == 0 {
+		return false
+	}
+	c := comparePrefix(st.types, u.Clustering, b.Values)
+	switch {
+	case c != 0:
+		return c > 0
+	case !u.Marker:
+		return !b.Inclusive
+	case len(u.Clustering) < len(b.Values):
+		// Shorter equal prefix: opening there is before the end's rows
+		// (inside); closing there is after them (outside).
+		return !(u.Kind.IsStart() || u.Kind == ExclEndInclStartBoundary)
+	}
+	switch u.Kind {
+	case ExclStartBound:
+		return true // opens just after the end
+	case InclStartBound, ExclEndInclStartBoundary:
+		return !b.Inclusive
+	}
+	return false
+}
+
+// track follows which range deletion is open after a marker.
+func (st *sliceState) track(u *Unfiltered) {
+	if !u.Marker {
+		return
+	}
+	switch {
+	case u.Kind.IsBoundary(), u.Kind.IsStart():
+		st.open = u.MarkerDel
+	default:
+		st.open = LiveDeletion
+	}
+}
+
+// synth fills u with a bound marker at the slice's start or end.
+func (st *sliceState) synth(u *Unfiltered, start bool) {
+	u.Marker, u.Static = true, false
+	u.Cells, u.Complex = u.Cells[:0], u.Complex[:0]
+	b := st.sl.End
+	kind := InclEndBound
+	if !b.Inclusive {
+		kind = ExclEndBound
+	}
+	if start {
+		b = st.sl.Start
+		kind = InclStartBound
+		if !b.Inclusive {
+			kind = ExclStartBound
+		}
+	}
+	u.Kind = kind
+	u.Clustering = append(u.Clustering[:0], b.Values...)
+	u.MarkerDel = st.open
+}
+
+// nextSliced is NextUnfiltered for a slice read: the static row first,
+// then a jump to the row-index block holding the slice start, then the
+// unfiltereds inside the slice, with range deletions open across its
+// bounds reported as bound markers at the bounds.
+func (s *Scanner) nextSliced() bool {
+	st := s.slice
+	if st.ended || s.err != nil {
+		return false
+	}
+	if !st.jumped {
+		if len(s.r.Schema.Static) > 0 && !st.staticDone {
+			// The static row always comes first when the header has
+			// static columns; return it before jumping.
+			st.staticDone = true
+			if !s.nextRaw() {
+				return false
+			}
+			if s.u.Static {
+				return true
+			}
+			st.jumped = true // no static row after all: stay on this row
+			return s.sliceStep(true)
+		}
+		st.jumped = true
+		if err := s.jump(); err != nil {
+			s.err = err
+			return false
+		}
+	}
+	if st.pending {
+		st.pending = false
+		s.u, st.held = st.held, s.u
+		return s.sliceStep(true)
+	}
+	return s.sliceStep(false)
+}
+
+// sliceStep filters the next unfiltered (have: s.u already holds one).
+func (s *Scanner) sliceStep(have bool) bool {
+	st := s.slice
+	for {
+		if !have && !s.nextRaw() {
+			st.ended = true
+			return false
+		}
+		have = false
+		u := &s.u
+		if !st.started {
+			if st.beforeStart(u) {
+				st.track(u)
+				continue
+			}
+			st.started = true
+			if !st.open.Live() {
+				s.u, st.held = st.held, s.u
+				st.synth(&s.u, true)
+				st.pending = true
+				return true
+			}
+		}
+		if st.afterEnd(u) {
+			st.ended = true
+			s.inPartition = false
+			if !st.open.Live() {
+				st.synth(u, false)
+				return true
+			}
+			return false
+		}
+		st.track(u)
+		return true
+	}
+}
+
+// jump moves the stream to the row-index block that holds the slice start
+// (the last block whose first unfiltered is before it) and records the
+// range deletion open there. Without a row index it stays put.
+func (s *Scanner) jump() error {
+	st := s.slice
+	if len(st.sl.Start.Values) == 0 {
+		return nil
+	}
+	blocks, err := s.r.rowIndexBlocks(s.ph.Key, s.ph.Position)
+	if err != nil || len(blocks) < 2 {
+		return err
+	}
+	var probe Scanner
+	probe.r, probe.dc = s.r, decoder{schema: s.r.Schema, header: &s.r.Stats.Header, version: s.r.Version}
+	first := func(i int) ([][]byte, error) {
+		probe.st.resetSized(s.r.data, s.r.dataPath, s.ph.Position+blocks[i].offset, pointReadChunk)
+		probe.inPartition, probe.err = true, nil
+		if !probe.nextRaw() {
+			if probe.err == nil {
+				probe.err = fmt.Errorf("read row index block %d of the partition at %d: no unfiltered at offset %d", i, s.ph.Position, blocks[i].offset)
+			}
+			return nil, probe.err
+		}
+		return probe.u.Clustering, nil
+	}
+	// Binary search for the last block i >= 1 whose first clustering is
+	// strictly before the start (equal prefixes may straddle blocks).
+	lo, hi := 0, len(blocks)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		c, err := first(mid)
+		if err != nil {
+			return err
+		}
+		if comparePrefix(st.types, c, st.sl.Start.Values) < 0 {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	if lo == 0 {
+		return nil
+	}
+	s.st.resetSized(s.r.data, s.r.dataPath, s.ph.Position+blocks[lo].offset, streamChunk)
+	st.open = blocks[lo].open
+	sliceJumps.Add(1)
+	if !st.open.Live() {
+		sliceJumpsIntoDeletion.Add(1)
+	}
+	return nil
+}
+
+// Counters of slice reads that used the row index, for tests and metrics:
+// jumps past the first block, and jumps into an open range deletion.
+var sliceJumps, sliceJumpsIntoDeletion atomic.Int64
