@@ -2,6 +2,7 @@ package sstable
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 
@@ -79,12 +80,33 @@ func (r *Reader) openIndexes() error {
 	return err
 }
 
+// check is what the index claims about the partition at a position it
+// returned: its exact key (Index.db, Rows.db) or a prefix of its
+// byte-comparable decorated key (the partition trie). The scanner checks
+// the claim against the partition header it reads, so a damaged index
+// fails as corruption instead of silently returning other partitions.
+type check struct {
+	key       []byte
+	prefix    []byte
+	component string
+}
+
+func (c check) verify(r *Reader, at int64, key []byte) error {
+	switch {
+	case c.key != nil && !bytes.Equal(c.key, key):
+		return base.Corruptf(r.path(c.component), c.component, 0, "index entry for key %x points to Data.db offset %d, which holds key %x", c.key, at, key)
+	case c.prefix != nil && !bytes.HasPrefix(bti.DecoratedKey(nil, Murmur3Token(key), key), c.prefix):
+		return base.Corruptf(r.path(c.component), c.component, 0, "trie entry %x points to Data.db offset %d, whose key %x does not follow it", c.prefix, at, key)
+	}
+	return nil
+}
+
 // firstAfter returns the Data.db position of the first partition whose
 // token is > after, or a position at or before it (callers skip
 // partitions at or below the bound); DataLength when there is none.
-func (r *Reader) firstAfter(after int64) (int64, error) {
+func (r *Reader) firstAfter(after int64) (int64, check, error) {
 	if after == math.MaxInt64 {
-		return r.data.DataLength(), nil
+		return r.data.DataLength(), check{}, nil
 	}
 	switch {
 	case r.idx.parts != nil:
@@ -94,11 +116,15 @@ func (r *Reader) firstAfter(after int64) (int64, error) {
 		it := r.idx.parts.Ceiling(bound)
 		if !it.Next() {
 			if err := it.Err(); err != nil {
-				return 0, err
+				return 0, check{}, err
 			}
-			return r.data.DataLength(), nil
+			return r.data.DataLength(), check{}, nil
 		}
-		return r.dataPos(it.Payload())
+		pos, c, err := r.dataPos(it.Payload())
+		if c.key == nil {
+			c = check{prefix: append([]byte(nil), it.Prefix()...), component: "Partitions.db"}
+		}
+		return pos, c, err
 	case r.idx.summary != nil:
 		i := r.idx.summary.Search(func(k []byte) int {
 			if big.Token(k) <= after {
@@ -106,69 +132,133 @@ func (r *Reader) firstAfter(after int64) (int64, error) {
 			}
 			return 1
 		})
-		start := int64(0)
-		if i >= 0 {
-			start = r.idx.summary.IndexPosition(i)
+		it, err := r.indexFrom(i)
+		if err != nil {
+			return 0, check{}, err
 		}
-		it := big.NewIndexReader(r.idx.index, start, big.IndexOptions{UIntDeletionTime: r.Version.UIntDeletionTime, Promoted: big.PromotedSkip})
+		var prev entryRef
 		for it.Next() {
-			if e := it.Entry(); big.Token(e.Key) > after {
-				return e.DataPosition, nil
+			e := it.Entry()
+			if big.Token(e.Key) > after {
+				// The entry before the start must be intact too, or a
+				// damaged one could make the range start late.
+				return e.DataPosition, check{key: append([]byte(nil), e.Key...), component: "Index.db"}, r.verifyEntry(prev)
 			}
+			prev = entryRef{append(prev.key[:0], e.Key...), e.DataPosition, true}
 		}
 		if err := it.Err(); err != nil {
-			return 0, err
+			return 0, check{}, err
 		}
-		return r.data.DataLength(), nil
+		return r.data.DataLength(), check{}, r.verifyLast(prev)
 	}
-	return 0, nil // no index: scan from the start, filtering by token
+	return 0, check{}, nil // no index: scan from the start, filtering by token
 }
 
-func (r *Reader) dataPos(pl bti.Payload) (int64, error) {
+// indexFrom reads Index.db from summary entry i (the start for i < 0),
+// checking that the entry there has the summary's key: a damaged summary
+// must not silently start a read past the partitions it should cover.
+func (r *Reader) indexFrom(i int) (*indexIter, error) {
+	start := int64(0)
+	if i >= 0 {
+		start = r.idx.summary.IndexPosition(i)
+	}
+	it := &indexIter{IndexReader: big.NewIndexReader(r.idx.index, start, big.IndexOptions{UIntDeletionTime: r.Version.UIntDeletionTime, Promoted: big.PromotedSkip, ReadSize: 4 << 10})}
+	if i < 0 {
+		return it, nil
+	}
+	if !it.IndexReader.Next() {
+		if err := it.Err(); err != nil {
+			return nil, err
+		}
+		return nil, base.Corruptf(r.path("Summary.db"), "Summary.db", 0, "entry %d points past the end of Index.db (%d)", i, start)
+	}
+	if want := r.idx.summary.Key(i); !bytes.Equal(it.Entry().Key, want) {
+		return nil, base.Corruptf(r.path("Summary.db"), "Summary.db", 0, "entry %d (key %x) points to Index.db offset %d, which holds key %x", i, want, start, it.Entry().Key)
+	}
+	it.pending = true
+	return it, nil
+}
+
+// indexIter is an Index.db reader whose first entry may already have been
+// read (to check it) and is then returned by the first Next.
+type indexIter struct {
+	*big.IndexReader
+	pending bool
+}
+
+func (it *indexIter) Next() bool {
+	if it.pending {
+		it.pending = false
+		return true
+	}
+	return it.IndexReader.Next()
+}
+
+// dataPos resolves a trie payload to a Data.db position; a Rows.db entry
+// also names its partition's key, which becomes the check.
+func (r *Reader) dataPos(pl bti.Payload) (int64, check, error) {
 	if !pl.InRows() {
-		return pl.DataPos(), nil
+		return pl.DataPos(), check{}, nil
 	}
 	if r.idx.rows == nil {
-		return 0, base.Corruptf(r.path("Partitions.db"), "Partitions.db", 0, "payload points into Rows.db, which the TOC does not list")
+		return 0, check{}, base.Corruptf(r.path("Partitions.db"), "Partitions.db", 0, "payload points into Rows.db, which the TOC does not list")
 	}
 	e, err := r.idx.rows.Entry(pl.RowsPos())
 	if err != nil {
-		return 0, err
+		return 0, check{}, err
 	}
-	return e.DataPos, nil
+	return e.DataPos, check{key: append([]byte(nil), e.Key...), component: "Rows.db"}, nil
 }
 
-// locate returns the Data.db position of the partition with this key, or
-// false when the SSTable does not hold it: bloom filter, then the summary
-// and Index.db (BIG) or the partition trie (BTI).
-func (r *Reader) locate(key []byte) (int64, bool, error) {
+// locate returns the Data.db position of the partition with this key and
+// the index's claim about it, or false when the SSTable does not hold it:
+// bloom filter, then the summary and Index.db (BIG) or the trie (BTI).
+func (r *Reader) locate(key []byte) (int64, check, bool, error) {
 	if r.idx.filter != nil && !r.idx.filter.MayContain(key) {
-		return 0, false, nil
+		return 0, check{}, false, nil
 	}
 	tok := Murmur3Token(key)
 	switch {
 	case r.idx.parts != nil:
-		pl, found, err := r.idx.parts.Lookup(bti.DecoratedKey(nil, tok, key))
+		dk := bti.DecoratedKey(nil, tok, key)
+		pl, n, found, err := r.idx.parts.LookupPrefix(dk)
 		if err != nil || !found {
-			return 0, false, err
+			return 0, check{}, false, err
 		}
-		pos, err := r.dataPos(pl)
-		return pos, err == nil, err
+		pos, c, err := r.dataPos(pl)
+		if c.key == nil {
+			// NB: the trie stores unique prefixes, so the partition there
+			// may be another one that shares the prefix (the key is then
+			// absent); one that does not share it means damage.
+			c = check{prefix: dk[:n], component: "Partitions.db"}
+		}
+		return pos, c, err == nil, err
 	case r.idx.summary != nil:
-		it := big.NewIndexReader(r.idx.index, r.idx.summary.ScanPosition(key), big.IndexOptions{UIntDeletionTime: r.Version.UIntDeletionTime, Promoted: big.PromotedSkip, ReadSize: 4 << 10})
+		it, err := r.indexFrom(r.idx.summary.Floor(key))
+		if err != nil {
+			return 0, check{}, false, err
+		}
+		var prev entryRef
 		for it.Next() {
 			e := it.Entry()
 			c := compareDecorated(tok, key, big.Token(e.Key), e.Key)
 			if c == 0 {
-				return e.DataPosition, true, nil
+				return e.DataPosition, check{key: append([]byte(nil), e.Key...), component: "Index.db"}, true, nil
 			}
 			if c < 0 {
-				return 0, false, nil
+				// Absent, says Index.db: the entries on either side of the
+				// key must be what Data.db holds, or a damaged entry may
+				// be hiding it.
+				return 0, check{}, false, errors.Join(r.verifyEntry(prev), r.verifyEntry(entryRef{append([]byte(nil), e.Key...), e.DataPosition, true}))
 			}
+			prev = entryRef{append(prev.key[:0], e.Key...), e.DataPosition, true}
 		}
-		return 0, false, it.Err()
+		if err := it.Err(); err != nil {
+			return 0, check{}, false, err
+		}
+		return 0, check{}, false, r.verifyLast(prev)
 	}
-	return 0, false, fmt.Errorf("look up a key in %s: no partition index", r.dataPath)
+	return 0, check{}, false, fmt.Errorf("look up a key in %s: no partition index", r.dataPath)
 }
 
 // compareDecorated orders keys as Cassandra does: by token, then bytes.
@@ -180,4 +270,42 @@ func compareDecorated(ta int64, a []byte, tb int64, b []byte) int {
 		return 1
 	}
 	return bytes.Compare(a, b)
+}
+
+// entryRef is an Index.db entry kept for verification.
+type entryRef struct {
+	key []byte
+	pos int64
+	ok  bool
+}
+
+// verifyEntry checks that Data.db holds the entry's key at its position.
+func (r *Reader) verifyEntry(e entryRef) error {
+	if !e.ok {
+		return nil
+	}
+	var s Scanner
+	s.r, s.dc = r, decoder{schema: r.Schema, header: &r.Stats.Header, version: r.Version}
+	s.st.resetSized(r.data, r.dataPath, e.pos, 512)
+	s.verify = &check{key: e.key, component: "Index.db"}
+	if !s.NextPartition() {
+		if s.err != nil {
+			return s.err
+		}
+		return base.Corruptf(r.path("Index.db"), "Index.db", 0, "entry for key %x points to Data.db offset %d, past the data", e.key, e.pos)
+	}
+	return nil
+}
+
+// verifyLast checks, when a search ran off the end of Index.db, that the
+// last entry read is the SSTable's last key (as Summary.db records it): a
+// truncated Index.db must not pass for one without the key.
+func (r *Reader) verifyLast(last entryRef) error {
+	if !last.ok {
+		return nil
+	}
+	if want := r.idx.summary.LastKey(); !bytes.Equal(last.key, want) {
+		return base.Corruptf(r.path("Index.db"), "Index.db", 0, "ends at key %x, but the SSTable's last key is %x", last.key, want)
+	}
+	return r.verifyEntry(last)
 }

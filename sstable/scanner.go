@@ -24,6 +24,8 @@ type Scanner struct {
 	done  bool
 	token int64
 	slice *sliceState
+	// verify is the index's claim about the first partition read.
+	verify *check
 }
 
 // segment is a token range (after, upTo] scanned from Data.db offset
@@ -32,6 +34,7 @@ type segment struct {
 	after, upTo    int64
 	fromMin, toMax bool
 	start          int64
+	check          check
 }
 
 func (g segment) contains(t int64) bool {
@@ -67,15 +70,16 @@ func (r *Reader) ScanRange(start, end int64) (*Scanner, error) {
 		if segs[i].fromMin {
 			continue
 		}
-		pos, err := r.firstAfter(segs[i].after)
+		pos, c, err := r.firstAfter(segs[i].after)
 		if err != nil {
 			return nil, err
 		}
-		segs[i].start = pos
+		segs[i].start, segs[i].check = pos, c
 	}
 	s := r.Scan()
 	s.segs = segs
 	s.st.reset(r.data, r.dataPath, segs[0].start)
+	s.verify = &segs[0].check
 	return s, nil
 }
 
@@ -88,7 +92,7 @@ func (r *Reader) Get(key []byte) (*Scanner, error) {
 	}
 	s := &Scanner{r: r, dc: decoder{schema: r.Schema, header: &r.Stats.Header, version: r.Version}}
 	s.key = append([]byte{}, key...)
-	pos, found, err := r.locate(key)
+	pos, c, found, err := r.locate(key)
 	if err != nil {
 		return nil, err
 	}
@@ -96,6 +100,7 @@ func (r *Reader) Get(key []byte) (*Scanner, error) {
 		s.done = true
 		return s, nil
 	}
+	s.verify = &c
 	s.st.resetSized(r.data, r.dataPath, pos, pointReadChunk)
 	return s, nil
 }
@@ -129,6 +134,13 @@ func (s *Scanner) NextPartition() bool {
 			return false
 		}
 		s.inPartition = true
+		if v := s.verify; v != nil {
+			s.verify = nil
+			if s.err = v.verify(s.r, s.ph.Position, s.ph.Key); s.err != nil {
+				s.inPartition = false
+				return false
+			}
+		}
 		if s.key != nil {
 			// A point read returns one partition, if the index found it.
 			s.done = true
@@ -165,6 +177,7 @@ func (s *Scanner) nextSegment() bool {
 	}
 	s.seg++
 	s.st.reset(s.r.data, s.r.dataPath, s.segs[s.seg].start)
+	s.verify = &s.segs[s.seg].check
 	return true
 }
 

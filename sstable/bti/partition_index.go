@@ -84,13 +84,23 @@ func (p *PartitionIndex) payloadAt(nd *node) (Payload, error) {
 // still be another partition; callers must compare the key stored at the
 // position (and may first compare Hash).
 func (p *PartitionIndex) Lookup(key []byte) (pl Payload, found bool, err error) {
+	pl, _, found, err = p.LookupPrefix(key)
+	return pl, found, err
+}
+
+// LookupPrefix is Lookup that also returns how many bytes of key the
+// matched entry's stored prefix covers: the partition at the payload must
+// share that prefix with key (whether or not it is key), which lets a
+// caller tell a damaged trie from an absent key.
+func (p *PartitionIndex) LookupPrefix(key []byte) (pl Payload, n int, found bool, err error) {
 	g := p.trie
 	nd, err := readNode(g, p.f.root)
 	if err != nil {
-		return pl, false, err
+		return pl, 0, false, err
 	}
 	c := endOfKey
-	for depth := 0; ; depth++ {
+	depth := 0
+	for ; ; depth++ {
 		c = endOfKey
 		if depth < len(key) {
 			c = int(key[depth])
@@ -101,19 +111,19 @@ func (p *PartitionIndex) Lookup(key []byte) (pl Payload, found bool, err error) 
 		}
 		pos, _, err := nd.child(g, ci)
 		if err != nil {
-			return pl, false, err
+			return pl, 0, false, err
 		}
 		if nd, err = readNode(g, pos); err != nil {
-			return pl, false, err
+			return pl, 0, false, err
 		}
 	}
 	// Stopping short of the key's end is a match only at a leaf: an inner
 	// node's prefix is shared by several keys and so stands for none.
 	if (c != endOfKey && nd.n > 0) || nd.flags == 0 {
-		return pl, false, nil
+		return pl, 0, false, nil
 	}
 	pl, err = p.payloadAt(&nd)
-	return pl, err == nil, err
+	return pl, min(depth, len(key)), err == nil, err
 }
 
 // Iterator lists partition payloads in key (token) order.
