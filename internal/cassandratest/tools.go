@@ -40,6 +40,12 @@ func (n *Node) SSTableDump(ctx context.Context, dataFile string, args ...string)
 	return n.runTool(ctx, "org.apache.cassandra.tools.SSTableExport", append([]string{dataFile}, args...)...)
 }
 
+// SSTableMetadata runs Cassandra's sstablemetadata (org.apache.cassandra.
+// tools.SSTableMetadataViewer) on one Data.db and returns its report.
+func (n *Node) SSTableMetadata(ctx context.Context, dataFile string) ([]byte, error) {
+	return n.runTool(ctx, "org.apache.cassandra.tools.SSTableMetadataViewer", dataFile)
+}
+
 func (n *Node) runTool(ctx context.Context, class string, args ...string) ([]byte, error) {
 	jargs := append([]string{"-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"}, toolArgs(n.rt, n.Dir)...)
 	jargs = append(jargs, class)

@@ -23,11 +23,13 @@ const (
 	SchemaFile   = "schema.cql"
 	ExpectedFile = "expected.json"
 	DumpDir      = "sstabledump"
+	MetadataDir  = "sstablemetadata"
 )
 
 type dumpJob struct {
 	data string // Data.db inside the node
-	out  string // JSON file in the corpus
+	out  string // sstabledump JSON in the corpus
+	meta string // sstablemetadata report in the corpus
 }
 
 // exportTable copies one table's directory out of the node's data directory
@@ -43,8 +45,10 @@ func exportTable(s *gocql.Session, n *cassandratest.Node, root, table string) ([
 	dirName := table + "-" + hex.EncodeToString(id[:])
 	src := filepath.Join(n.DataDir(), Keyspace, dirName)
 	dst := filepath.Join(root, Keyspace, dirName)
-	if err := os.MkdirAll(filepath.Join(dst, DumpDir), 0o755); err != nil {
-		return nil, fmt.Errorf("create corpus table dir: %w", err)
+	for _, sub := range []string{DumpDir, MetadataDir} {
+		if err := os.MkdirAll(filepath.Join(dst, sub), 0o755); err != nil {
+			return nil, fmt.Errorf("create corpus table dir: %w", err)
+		}
 	}
 	entries, err := os.ReadDir(src)
 	if err != nil {
@@ -59,9 +63,11 @@ func exportTable(s *gocql.Session, n *cassandratest.Node, root, table string) ([
 			return nil, err
 		}
 		if m := dataFileRE.FindStringSubmatch(e.Name()); m != nil {
+			prefix := strings.TrimSuffix(e.Name(), "-Data.db")
 			jobs = append(jobs, dumpJob{
 				data: filepath.Join(src, e.Name()),
-				out:  filepath.Join(dst, DumpDir, strings.TrimSuffix(e.Name(), "-Data.db")+".json"),
+				out:  filepath.Join(dst, DumpDir, prefix+".json"),
+				meta: filepath.Join(dst, MetadataDir, prefix+".txt"),
 			})
 		}
 	}
@@ -172,8 +178,8 @@ func stripCreate(text string, types map[string]string) string {
 	return text
 }
 
-// runDumps runs Cassandra's sstabledump on every Data.db, two at a time
-// (one JVM per file; the machine has two cores).
+// runDumps runs Cassandra's sstabledump and sstablemetadata on every
+// Data.db, two files at a time (one JVM per run; the machine has two cores).
 func runDumps(ctx context.Context, n *cassandratest.Node, jobs []dumpJob) error {
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].out < jobs[j].out })
 	work := make(chan dumpJob)
@@ -190,6 +196,12 @@ func runDumps(ctx context.Context, n *cassandratest.Node, jobs []dumpJob) error 
 				}
 				if err == nil {
 					err = os.WriteFile(j.out, out, 0o644)
+				}
+				if err == nil {
+					var meta []byte
+					if meta, err = n.SSTableMetadata(ctx, j.data); err == nil {
+						err = os.WriteFile(j.meta, meta, 0o644)
+					}
 				}
 				if err != nil {
 					errs <- err

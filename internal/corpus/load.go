@@ -110,6 +110,9 @@ func loadTable(dir string) (*CorpusTable, error) {
 		st.Components[m[4]] = info.Size()
 	}
 	for _, st := range byPrefix {
+		if _, err := os.Stat(filepath.Join(dir, MetadataDir, st.Prefix+".txt")); err != nil {
+			return nil, fmt.Errorf("load sstablemetadata report: %w", err)
+		}
 		out, err := os.ReadFile(filepath.Join(dir, DumpDir, st.Prefix+".json"))
 		if err != nil {
 			return nil, fmt.Errorf("load sstabledump output: %w", err)
