@@ -1,0 +1,333 @@
+package reconcile
+
+import (
+	"bytes"
+
+	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/sstable/marshal"
+)
+
+// Options configure a Merger.
+type Options struct {
+	// Now is the read time in seconds since the epoch: cells and rows
+	// whose TTL expires at or before it are dead. The package never reads
+	// the clock.
+	Now int64
+}
+
+// source is one SSTable's scanner and its place in the merge.
+type source struct {
+	r    *sstable.Reader
+	s    *sstable.Scanner
+	cols [2][]int // header column index → table column index (0 regular, 1 static)
+
+	has   bool // positioned on a partition
+	key   []byte
+	token int64
+
+	in   bool                // this source takes part in the current partition
+	u    *sstable.Unfiltered // current unfiltered of the partition, or nil when done
+	open sstable.DeletionTime
+}
+
+// Merger reconciles the partitions of several SSTables of one table into
+// the live rows CQL returns, partition by partition in token order and
+// row by row in clustering order. It applies every deletion and TTL rule
+// even when one SSTable holds the whole partition.
+type Merger struct {
+	t    *Table
+	opts Options
+	srcs []*source
+	err  error
+
+	// Current partition.
+	inPartition bool
+	key         []byte
+	token       int64
+	partDel     sstable.DeletionTime
+	emitted     bool // a live row of this partition was returned
+	staticVals  []Value
+	staticArena []byte
+	hasStatic   bool // some static column is live
+
+	row           Row
+	arena         []byte
+	clusteringBuf [][]byte
+
+	// Scratch reused per row.
+	rowState
+	simple  []*sstable.Cell // winning cell per table column
+	complex [][]cellRef     // cells per multi-cell table column
+	cdel    []sstable.DeletionTime
+	parts   [][]byte
+	shards  []shard
+	ctxs    [][]byte
+}
+
+type cellRef struct {
+	c *sstable.Cell
+}
+
+// New starts a merge over the readers' whole ring.
+func New(t *Table, readers []*sstable.Reader, opts Options) (*Merger, error) {
+	return NewRange(t, readers, opts, 0, 0)
+}
+
+// NewRange merges the partitions whose tokens are in (start, end], with
+// Cassandra's wrap-around and (T, T] = full ring.
+func NewRange(t *Table, readers []*sstable.Reader, opts Options, start, end int64) (*Merger, error) {
+	m := &Merger{t: t, opts: opts}
+	n := len(t.Columns)
+	m.simple = make([]*sstable.Cell, n)
+	m.complex = make([][]cellRef, n)
+	m.cdel = make([]sstable.DeletionTime, n)
+	for i := range m.cdel {
+		m.cdel[i] = sstable.LiveDeletion
+	}
+	m.staticVals = make([]Value, n)
+	m.row.Values = make([]Value, n)
+	for _, r := range readers {
+		cols, err := t.columnMap(r)
+		if err != nil {
+			return nil, err
+		}
+		s, err := r.ScanRange(start, end)
+		if err != nil {
+			return nil, err
+		}
+		src := &source{r: r, s: s, cols: cols}
+		m.srcs = append(m.srcs, src)
+		m.advancePartition(src)
+	}
+	return m, m.err
+}
+
+// Err is the first error met.
+func (m *Merger) Err() error { return m.err }
+
+// Row is the current row.
+func (m *Merger) Row() *Row { return &m.row }
+
+func (m *Merger) advancePartition(src *source) {
+	src.has = src.s.NextPartition()
+	if err := src.s.Err(); err != nil && m.err == nil {
+		m.err = err
+	}
+	if src.has {
+		src.key = append(src.key[:0], src.s.Partition().Key...)
+		src.token = sstable.Murmur3Token(src.key)
+	}
+}
+
+func (m *Merger) advanceUnfiltered(src *source) {
+	if src.s.NextUnfiltered() {
+		src.u = src.s.Unfiltered()
+		return
+	}
+	src.u = nil
+	if err := src.s.Err(); err != nil && m.err == nil {
+		m.err = err
+	}
+}
+
+// Next moves to the next live row; false at the end or on an error.
+func (m *Merger) Next() bool {
+	for m.err == nil {
+		if m.inPartition {
+			if m.nextRow() {
+				return true
+			}
+			m.inPartition = false
+			if m.finishPartition() {
+				return true
+			}
+			continue
+		}
+		if !m.startPartition() {
+			return false
+		}
+	}
+	return false
+}
+
+// startPartition gathers the sources holding the next partition key.
+func (m *Merger) startPartition() bool {
+	var first *source
+	for _, src := range m.srcs {
+		src.in = false
+		if src.has && (first == nil || compareKey(src.token, src.key, first.token, first.key) < 0) {
+			first = src
+		}
+	}
+	if first == nil {
+		return false
+	}
+	m.key = append(m.key[:0], first.key...)
+	m.token = first.token
+	m.partDel = sstable.LiveDeletion
+	m.emitted = false
+	for _, src := range m.srcs {
+		if src.has && src.token == m.token && bytes.Equal(src.key, m.key) {
+			src.in = true
+			src.open = sstable.LiveDeletion
+			m.partDel = maxDeletion(m.partDel, src.s.Partition().Deletion)
+			m.advanceUnfiltered(src)
+		}
+	}
+	m.mergeStatic()
+	m.inPartition = true
+	return m.err == nil
+}
+
+func compareKey(ta int64, a []byte, tb int64, b []byte) int {
+	switch {
+	case ta < tb:
+		return -1
+	case ta > tb:
+		return 1
+	}
+	return bytes.Compare(a, b)
+}
+
+// mergeStatic merges the sources' static rows (always first when present)
+// into the partition's static values.
+func (m *Merger) mergeStatic() {
+	m.resetRow()
+	any := false
+	for _, src := range m.srcs {
+		if src.in && src.u != nil && src.u.Static {
+			m.collect(src, src.u)
+			any = true
+		}
+	}
+	m.staticArena = m.staticArena[:0]
+	m.hasStatic = false
+	for i := range m.staticVals {
+		m.staticVals[i] = Value{Timestamp: NoTimestamp}
+	}
+	if any {
+		// Static rows take no range deletion; the partition deletion and
+		// their own row deletion apply.
+		del := maxDeletion(m.partDel, m.rowDel)
+		m.staticArena = m.resolve(m.staticArena, m.staticVals, del, true)
+		for i, c := range m.t.Columns {
+			if c.Static && m.staticVals[i].Bytes != nil {
+				m.hasStatic = true
+			}
+		}
+		for _, src := range m.srcs {
+			if src.in && src.u != nil && src.u.Static {
+				m.advanceUnfiltered(src)
+			}
+		}
+	}
+}
+
+// finishPartition moves the sources past the partition and, when no row
+// was live but static columns are, returns the static-only row CQL shows.
+func (m *Merger) finishPartition() bool {
+	for _, src := range m.srcs {
+		if src.in {
+			m.advancePartition(src)
+			src.in = false
+		}
+	}
+	if m.emitted || !m.hasStatic || m.err != nil {
+		return false
+	}
+	m.fillRow(nil, true)
+	return true
+}
+
+// nextRow merges the sources' unfiltereds up to the next live row.
+func (m *Merger) nextRow() bool {
+	for m.err == nil {
+		// The smallest position among the sources.
+		var min *source
+		for _, src := range m.srcs {
+			if src.in && src.u != nil && (min == nil || m.compareUnfiltered(src.u, min.u) < 0) {
+				min = src
+			}
+		}
+		if min == nil {
+			return false
+		}
+		if min.u.Marker {
+			m.applyMarker(min)
+			m.advanceUnfiltered(min)
+			continue
+		}
+		// Every source with a row at this clustering takes part.
+		m.resetRow()
+		rtDel := sstable.LiveDeletion
+		for _, src := range m.srcs {
+			if src.in {
+				rtDel = maxDeletion(rtDel, src.open)
+			}
+		}
+		pos := min.u
+		var at []*source
+		for _, src := range m.srcs {
+			if src.in && src.u != nil && !src.u.Marker && m.compareUnfiltered(src.u, pos) == 0 {
+				at = append(at, src)
+			}
+		}
+		for _, src := range at {
+			m.collect(src, src.u)
+		}
+		del := maxDeletion(maxDeletion(m.partDel, rtDel), m.rowDel)
+		live := m.evaluate(del, pos.Clustering)
+		for _, src := range at {
+			m.advanceUnfiltered(src)
+		}
+		if live {
+			m.emitted = true
+			return true
+		}
+	}
+	return false
+}
+
+// applyMarker records the range deletion a source has open after it.
+func (m *Merger) applyMarker(src *source) {
+	u := src.u
+	if u.Kind.IsStart() || u.Kind.IsBoundary() {
+		src.open = u.MarkerDel
+	} else {
+		src.open = sstable.LiveDeletion
+	}
+}
+
+// compareUnfiltered orders rows and range tombstone bounds as Cassandra's
+// ClusteringComparator does: by values, then a bound's side.
+func (m *Merger) compareUnfiltered(a, b *sstable.Unfiltered) int {
+	types := m.t.Clustering
+	n := min(len(a.Clustering), len(b.Clustering))
+	for i := 0; i < n; i++ {
+		if c := marshal.Compare(types[i], a.Clustering[i], b.Clustering[i]); c != 0 {
+			return c
+		}
+	}
+	wa, wb := boundWeight(a), boundWeight(b)
+	switch {
+	case len(a.Clustering) == len(b.Clustering):
+		return wa - wb
+	case len(a.Clustering) < len(b.Clustering):
+		return wa
+	default:
+		return -wb
+	}
+}
+
+// boundWeight is ClusteringPrefix.Kind.comparedToClustering: where a
+// bound sorts against the rows its values prefix.
+func boundWeight(u *sstable.Unfiltered) int {
+	if !u.Marker {
+		return 0
+	}
+	switch u.Kind {
+	case sstable.InclStartBound, sstable.ExclEndBound, sstable.ExclEndInclStartBoundary:
+		return -1
+	}
+	return 1
+}

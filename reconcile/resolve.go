@@ -1,0 +1,276 @@
+package reconcile
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/sstable/marshal"
+)
+
+// rowState is the merge of one row's versions across the sources.
+type rowState struct {
+	liveness sstable.LivenessInfo
+	rowDel   sstable.DeletionTime
+	touched  []int
+}
+
+func (m *Merger) resetRow() {
+	for _, i := range m.touched {
+		m.simple[i] = nil
+		m.complex[i] = m.complex[i][:0]
+		m.cdel[i] = sstable.LiveDeletion
+	}
+	m.touched = m.touched[:0]
+	m.liveness = sstable.LivenessInfo{Timestamp: sstable.NoTimestamp}
+	m.rowDel = sstable.LiveDeletion
+}
+
+func (m *Merger) touch(col int) {
+	if m.simple[col] == nil && len(m.complex[col]) == 0 && m.cdel[col].Live() {
+		m.touched = append(m.touched, col)
+	}
+}
+
+// collect adds one source's version of the current row (or static row).
+func (m *Merger) collect(src *source, u *sstable.Unfiltered) {
+	if livenessSupersedes(u.Liveness, m.liveness) {
+		m.liveness = u.Liveness
+	}
+	m.rowDel = maxDeletion(m.rowDel, u.Deletion)
+	k := 0
+	if u.Static {
+		k = 1
+	}
+	for _, cd := range u.Complex {
+		col := src.cols[k][cd.Column]
+		m.touch(col)
+		m.cdel[col] = maxDeletion(m.cdel[col], cd.Deletion)
+	}
+	for i := range u.Cells {
+		c := &u.Cells[i]
+		col := src.cols[k][c.Column]
+		t := m.t.Columns[col].Type
+		m.touch(col)
+		switch {
+		case t.IsMultiCell() || t.Kind == marshal.Counter:
+			// All versions are kept: paths are merged, counter contexts
+			// summed, when the row is resolved.
+			m.complex[col] = append(m.complex[col], cellRef{c})
+		case m.simple[col] == nil:
+			m.simple[col] = c
+		default:
+			m.simple[col] = resolveRegular(m.simple[col], c)
+		}
+	}
+}
+
+// evaluate applies the deletion covering the row and reports whether it
+// is live; a live row is written to m.row.
+func (m *Merger) evaluate(del sstable.DeletionTime, clustering [][]byte) bool {
+	m.arena = m.arena[:0]
+	m.arena = m.resolve(m.arena, m.row.Values, del, false)
+	live := livenessLive(m.liveness, m.opts.Now) && !deletes(del, m.liveness.Timestamp)
+	if !live {
+		for i, c := range m.t.Columns {
+			if !c.Static && m.row.Values[i].Bytes != nil {
+				live = true
+				break
+			}
+		}
+	}
+	if live {
+		m.fillRow(clustering, false)
+	}
+	return live
+}
+
+// fillRow completes m.row: key, clustering (none for the static-only row)
+// and the static values; regular values are already resolved (or null).
+func (m *Merger) fillRow(clustering [][]byte, staticOnly bool) {
+	r := &m.row
+	r.Key, r.Token = m.key, m.token
+	if staticOnly {
+		r.Clustering = nil
+		for i := range r.Values {
+			r.Values[i] = Value{Timestamp: NoTimestamp}
+		}
+	} else {
+		// NB: a table without clustering columns has empty, non-nil
+		// clustering, so its rows are told from a static-only row.
+		if m.clusteringBuf == nil {
+			m.clusteringBuf = make([][]byte, 0, len(m.t.Clustering)+1)
+		}
+		r.Clustering = m.clusteringBuf[:0]
+		for _, v := range clustering {
+			start := len(m.arena)
+			m.arena = append(m.arena, v...)
+			r.Clustering = append(r.Clustering, m.arena[start:len(m.arena):len(m.arena)])
+		}
+	}
+	for i, c := range m.t.Columns {
+		if c.Static {
+			r.Values[i] = m.staticVals[i]
+		}
+	}
+}
+
+// resolve computes the values of the static (static=true) or regular
+// columns from the collected cells under the covering deletion, appending
+// value bytes to arena.
+func (m *Merger) resolve(arena []byte, vals []Value, del sstable.DeletionTime, static bool) []byte {
+	for i, c := range m.t.Columns {
+		if c.Static != static {
+			continue
+		}
+		vals[i] = Value{Timestamp: NoTimestamp}
+		var err error
+		switch {
+		case c.Type.Kind == marshal.Counter:
+			arena, err = m.resolveCounter(arena, &vals[i], i, del)
+		case c.Type.IsMultiCell():
+			arena, err = m.resolveComplex(arena, &vals[i], i, c.Type, maxDeletion(del, m.cdel[i]))
+		default:
+			cell := m.simple[i]
+			if cell == nil || deletes(del, cell.Timestamp) || !cellLive(cell, m.opts.Now) {
+				continue
+			}
+			start := len(arena)
+			arena = append(arena, cell.Value...)
+			vals[i] = Value{Bytes: arena[start:len(arena):len(arena)], Timestamp: cell.Timestamp}
+			if cell.IsExpiring() {
+				vals[i].TTL, vals[i].LocalExpirationTime = cell.TTL, cell.LocalDeletionTime
+			}
+		}
+		if err != nil && m.err == nil {
+			m.err = fmt.Errorf("reconcile column %s of partition %x: %w", c.Name, m.key, err)
+		}
+	}
+	return arena
+}
+
+// resolveCounter is Cells.resolveCounter over every version: a tombstone
+// wins whatever its timestamp; otherwise the contexts merge and the row's
+// deletion applies to the latest write.
+func (m *Merger) resolveCounter(arena []byte, v *Value, col int, del sstable.DeletionTime) ([]byte, error) {
+	refs := m.complex[col]
+	if len(refs) == 0 {
+		return arena, nil
+	}
+	latest := refs[0].c.Timestamp
+	m.ctxs = m.ctxs[:0]
+	for _, r := range refs {
+		if r.c.IsTombstone() {
+			return arena, nil
+		}
+		latest = max(latest, r.c.Timestamp)
+		m.ctxs = append(m.ctxs, r.c.Value)
+	}
+	if deletes(del, latest) {
+		return arena, nil
+	}
+	total, shards, err := counterTotal(m.shards, m.ctxs)
+	m.shards = shards
+	if err != nil {
+		return arena, err
+	}
+	start := len(arena)
+	arena = binary.BigEndian.AppendUint64(arena, uint64(total))
+	*v = Value{Bytes: arena[start:len(arena):len(arena)], Timestamp: latest}
+	return arena, nil
+}
+
+// resolveComplex merges a multi-cell column's cells by path (the latest
+// version of each element wins, as for simple cells), drops deleted and
+// expired ones, and serializes the live elements as CQL sends the value:
+// a list's values, a set's elements, a map's entries, a UDT's fields.
+func (m *Merger) resolveComplex(arena []byte, v *Value, col int, t *marshal.Type, del sstable.DeletionTime) ([]byte, error) {
+	refs := m.complex[col]
+	if len(refs) == 0 {
+		return arena, nil
+	}
+	pt := pathType(t)
+	slices.SortStableFunc(refs, func(a, b cellRef) int { return marshal.Compare(pt, a.c.Path, b.c.Path) })
+	// Merge equal paths in place, keeping the winner.
+	w := 0
+	for i := 0; i < len(refs); i++ {
+		if w > 0 && marshal.Compare(pt, refs[w-1].c.Path, refs[i].c.Path) == 0 {
+			refs[w-1].c = resolveRegular(refs[w-1].c, refs[i].c)
+			continue
+		}
+		refs[w] = refs[i]
+		w++
+	}
+	refs = refs[:w]
+	n := 0
+	for _, r := range refs {
+		if !deletes(del, r.c.Timestamp) && cellLive(r.c, m.opts.Now) {
+			n++
+		}
+	}
+	if n == 0 {
+		return arena, nil
+	}
+	start := len(arena)
+	if t.Kind == marshal.UDT {
+		// Every field in declaration order; fields without a live cell
+		// are null.
+		for f := range t.Elems {
+			var cell *sstable.Cell
+			for _, r := range refs {
+				if len(r.c.Path) == 2 && int(binary.BigEndian.Uint16(r.c.Path)) == f && !deletes(del, r.c.Timestamp) && cellLive(r.c, m.opts.Now) {
+					cell = r.c
+				}
+			}
+			arena = appendElem(arena, cell, false)
+		}
+		*v = Value{Bytes: arena[start:len(arena):len(arena)], Timestamp: NoTimestamp}
+		return arena, nil
+	}
+	arena = binary.BigEndian.AppendUint32(arena, uint32(n))
+	for _, r := range refs {
+		if deletes(del, r.c.Timestamp) || !cellLive(r.c, m.opts.Now) {
+			continue
+		}
+		switch t.Kind {
+		case marshal.List:
+			arena = appendBytes(arena, r.c.Value)
+		case marshal.Set:
+			arena = appendBytes(arena, r.c.Path)
+		case marshal.Map:
+			arena = appendBytes(arena, r.c.Path)
+			arena = appendBytes(arena, r.c.Value)
+		}
+	}
+	*v = Value{Bytes: arena[start:len(arena):len(arena)], Timestamp: NoTimestamp}
+	return arena, nil
+}
+
+func appendBytes(b, v []byte) []byte {
+	b = binary.BigEndian.AppendUint32(b, uint32(len(v)))
+	return append(b, v...)
+}
+
+func appendElem(b []byte, c *sstable.Cell, _ bool) []byte {
+	if c == nil {
+		return binary.BigEndian.AppendUint32(b, 0xffffffff)
+	}
+	return appendBytes(b, c.Value)
+}
+
+// pathType is the order of a multi-cell column's cell paths.
+func pathType(t *marshal.Type) *marshal.Type {
+	switch t.Kind {
+	case marshal.List:
+		return timeUUIDType
+	case marshal.Set, marshal.Map:
+		return t.Elems[0]
+	}
+	return blobType // UDT field indexes: big-endian non-negative shorts
+}
+
+var (
+	timeUUIDType = &marshal.Type{Kind: marshal.TimeUUID}
+	blobType     = &marshal.Type{Kind: marshal.Blob}
+)

@@ -1,0 +1,80 @@
+package reconcile
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/sstable/marshal"
+)
+
+// Column is one static or regular column of the table.
+type Column struct {
+	Name   string
+	Type   *marshal.Type
+	Static bool
+}
+
+// Table is what reconciliation needs of the schema: the clustering types
+// and the static and regular columns, in output order (static first, then
+// regular, each by name).
+type Table struct {
+	Clustering []*marshal.Type
+	Columns    []Column
+}
+
+// TableOf builds the table from the SSTables' serialization headers: the
+// union of their columns. A column no SSTable has written is unknown here
+// and reads as absent; callers with the real schema can add it.
+func TableOf(readers []*sstable.Reader) (*Table, error) {
+	t := &Table{}
+	seen := map[string]int{}
+	for _, r := range readers {
+		if t.Clustering == nil {
+			t.Clustering = r.Schema.Clustering
+		} else if len(t.Clustering) != len(r.Schema.Clustering) {
+			return nil, fmt.Errorf("build table: SSTables disagree on the clustering (%d vs %d columns)", len(t.Clustering), len(r.Schema.Clustering))
+		}
+		for k, cols := range [][]sstable.Column{r.Schema.Regular, r.Schema.Static} {
+			for _, c := range cols {
+				if i, ok := seen[c.Name]; ok {
+					if t.Columns[i].Static != (k == 1) {
+						return nil, fmt.Errorf("build table: column %q is static in one SSTable and regular in another", c.Name)
+					}
+					continue
+				}
+				seen[c.Name] = len(t.Columns)
+				t.Columns = append(t.Columns, Column{Name: c.Name, Type: c.Type, Static: k == 1})
+			}
+		}
+	}
+	sort.SliceStable(t.Columns, func(i, j int) bool {
+		if t.Columns[i].Static != t.Columns[j].Static {
+			return t.Columns[i].Static
+		}
+		return t.Columns[i].Name < t.Columns[j].Name
+	})
+	return t, nil
+}
+
+// columnMap maps each reader's header columns to table column indexes:
+// m[static][i] is the table index of the reader's i-th static (1) or
+// regular (0) column.
+func (t *Table) columnMap(r *sstable.Reader) ([2][]int, error) {
+	var m [2][]int
+	idx := map[string]int{}
+	for i, c := range t.Columns {
+		idx[c.Name] = i
+	}
+	for k, cols := range [][]sstable.Column{r.Schema.Regular, r.Schema.Static} {
+		m[k] = make([]int, len(cols))
+		for i, c := range cols {
+			j, ok := idx[c.Name]
+			if !ok {
+				return m, fmt.Errorf("map columns of %s: column %q is not in the table", r.Desc.FileName(), c.Name)
+			}
+			m[k][i] = j
+		}
+	}
+	return m, nil
+}
