@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 )
 
 // Counter contexts (db/context/CounterContext): a header (int16 count of
@@ -48,26 +49,31 @@ func parseContext(out []shard, ctx []byte) ([]shard, error) {
 	if hdr > len(ctx) || (len(ctx)-hdr)%shardLen != 0 {
 		return out, fmt.Errorf("counter context of %d bytes with %d header entries", len(ctx), n)
 	}
-	kinds := map[int]shardKind{}
-	for i := 0; i < n; i++ {
-		e := int(int16(binary.BigEndian.Uint16(ctx[2+2*i:])))
-		if e < 0 {
-			kinds[e-(-32768)] = shardGlobal
-		} else {
-			kinds[e] = shardLocal
-		}
-	}
 	body := ctx[hdr:]
 	for i := 0; len(body) > 0; i++ {
 		out = append(out, shard{
 			id:    body[:counterIDLen],
 			clock: int64(binary.BigEndian.Uint64(body[counterIDLen:])),
 			count: int64(binary.BigEndian.Uint64(body[counterIDLen+8:])),
-			kind:  kinds[i],
+			kind:  kindOf(ctx[2:hdr], i),
 		})
 		body = body[shardLen:]
 	}
 	return out, nil
+}
+
+// kindOf finds shard i in the header's index list: global indexes are
+// stored as i + math.MinInt16, local ones as i; absent means remote.
+func kindOf(header []byte, i int) shardKind {
+	for h := 0; h+1 < len(header); h += 2 {
+		switch int(int16(binary.BigEndian.Uint16(header[h:]))) {
+		case i + math.MinInt16:
+			return shardGlobal
+		case i:
+			return shardLocal
+		}
+	}
+	return shardRemote
 }
 
 // mergeShard is CounterContext.compare plus the merge of two shards of
