@@ -122,9 +122,15 @@ func context(shards ...shard) []byte {
 func TestCounterMerge(t *testing.T) {
 	id1, id2 := make([]byte, 16), make([]byte, 16)
 	id1[15], id2[15] = 1, 2
-	g := func(id []byte, clock, count int64) shard { return shard{id: id, clock: clock, count: count, kind: shardGlobal} }
-	l := func(id []byte, clock, count int64) shard { return shard{id: id, clock: clock, count: count, kind: shardLocal} }
-	r := func(id []byte, clock, count int64) shard { return shard{id: id, clock: clock, count: count, kind: shardRemote} }
+	g := func(id []byte, clock, count int64) shard {
+		return shard{id: id, clock: clock, count: count, kind: shardGlobal}
+	}
+	l := func(id []byte, clock, count int64) shard {
+		return shard{id: id, clock: clock, count: count, kind: shardLocal}
+	}
+	r := func(id []byte, clock, count int64) shard {
+		return shard{id: id, clock: clock, count: count, kind: shardRemote}
+	}
 	for _, tc := range []struct {
 		rule string
 		ctxs [][]byte

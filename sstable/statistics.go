@@ -18,6 +18,8 @@ import (
 // every timestamp, deletion time and TTL in Data.db is a delta from).
 const (
 	metaValidation = 0
+	metaCompaction = 1
+	metaStats      = 2
 	metaHeader     = 3
 )
 
@@ -26,6 +28,8 @@ type Statistics struct {
 	Partitioner         string
 	BloomFilterFPChance float64
 	Header              SerializationHeader
+	Stats               StatsMetadata      // zero when the file has no STATS component
+	Compaction          CompactionMetadata // zero when the file has no COMPACTION component
 }
 
 // SerializationHeader is db/SerializationHeader: the encoding minima and
@@ -117,8 +121,15 @@ func ParseStatistics(b []byte, file string, v Version) (*Statistics, error) {
 		case metaValidation:
 			st.Partitioner = cd.UTF()
 			st.BloomFilterFPChance = cd.F64()
+		case metaCompaction:
+			st.Compaction = parseCompaction(&cd)
+		case metaStats:
+			st.Stats = parseStats(&cd, v)
 		case metaHeader:
 			st.Header = parseHeader(&cd)
+		}
+		if cd.Err() == nil && cd.Len() != 0 {
+			cd.Fail("%d bytes after component %d", cd.Len(), typ)
 		}
 		if err := cd.Err(); err != nil {
 			return nil, fmt.Errorf("parse Statistics.db: %w", err)

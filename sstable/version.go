@@ -19,6 +19,22 @@ type Version struct {
 	UIntDeletionTime bool
 	// OldBloomFilter: Filter.db predates the na serialization.
 	OldBloomFilter bool
+
+	// Statistics.db STATS component fields (StatsMetadata), as
+	// BigFormat.BigVersion and BtiFormat.BtiVersion gate them:
+	CommitLogLowerBound bool // mb+, da
+	CommitLogIntervals  bool // mc+, da
+	// LegacyMinMax: min/max clustering values as two lists (m*, n*).
+	LegacyMinMax bool
+	// ImprovedMinMax: clustering types and the covered clustering slice
+	// (nc+, da); in nc after the partition-level deletion marker, from oa
+	// in place of the legacy lists.
+	ImprovedMinMax            bool
+	PendingRepair             bool // na+, da; also isTransient
+	OriginatingHostID         bool // me, nb+, da
+	PartitionDeletionsPresent bool // nc+, da: hasPartitionLevelDeletions marker
+	KeyRange                  bool // nc+, da: first and last partition key
+	TokenSpaceCoverage        bool // oa+, da
 }
 
 // ParseVersion maps version letters to features. Accepted: ma…me (3.x),
@@ -43,5 +59,14 @@ func ParseVersion(name string, format string) (Version, error) {
 	v.MaxCompressedLength = atLeast("na")
 	v.UIntDeletionTime = atLeast("oa")
 	v.OldBloomFilter = !atLeast("na")
+	v.CommitLogLowerBound = atLeast("mb")
+	v.CommitLogIntervals = atLeast("mc")
+	v.LegacyMinMax = !v.BTI && name < "oa"
+	v.ImprovedMinMax = atLeast("nc")
+	v.PendingRepair = atLeast("na")
+	v.OriginatingHostID = atLeast("nb") || name == "me"
+	v.PartitionDeletionsPresent = atLeast("nc")
+	v.KeyRange = atLeast("nc")
+	v.TokenSpaceCoverage = atLeast("oa")
 	return v, nil
 }
