@@ -82,7 +82,7 @@ func reconciled(t *testing.T, tbl *corpus.CorpusTable) []corpus.Row {
 	var out []corpus.Row
 	for m.Next() {
 		r := m.Row()
-		row := corpus.Row{Token: strconv.FormatInt(r.Token, 10), Values: map[string]any{}}
+		row := corpus.Row{Token: strconv.FormatInt(r.Token(), 10), Values: map[string]any{}}
 		keys := splitKey(t, keyType, r.Key)
 		ci := 0
 		for _, col := range tbl.Expected.Columns {

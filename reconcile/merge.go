@@ -21,9 +21,12 @@ type source struct {
 	s    *sstable.Scanner
 	cols [2][]int // header column index → table column index (0 regular, 1 static)
 
-	has   bool // positioned on a partition
-	key   []byte
-	token int64
+	has      bool // positioned on a partition
+	key      []byte
+	token    int64
+	tokenSet bool // token computed (only needed to order several sources)
+
+	consumed bool // u was used by the row returned last: advance before the next
 
 	in   bool                // this source takes part in the current partition
 	u    *sstable.Unfiltered // current unfiltered of the partition, or nil when done
@@ -44,18 +47,22 @@ type Merger struct {
 	inPartition bool
 	key         []byte
 	token       int64
+	tokenSet    bool
 	partDel     sstable.DeletionTime
 	emitted     bool // a live row of this partition was returned
 	staticVals  []Value
 	staticArena []byte
 	hasStatic   bool // some static column is live
 
-	row           Row
-	arena         []byte
-	clusteringBuf [][]byte
+	row          Row
+	arena        []byte
+	noClustering [0][]byte
+	fastSet      []int // regular columns fastRow set in the last row
+	fastValid    bool  // m.row.Values' regular entries are only those in fastSet
 
 	// Scratch reused per row.
 	rowState
+	at      []*source
 	simple  []*sstable.Cell // winning cell per table column
 	complex [][]cellRef     // cells per multi-cell table column
 	cdel    []sstable.DeletionTime
@@ -115,7 +122,7 @@ func (m *Merger) advancePartition(src *source) {
 	}
 	if src.has {
 		src.key = append(src.key[:0], src.s.Partition().Key...)
-		src.token = sstable.Murmur3Token(src.key)
+		src.tokenSet = false
 	}
 }
 
@@ -153,9 +160,23 @@ func (m *Merger) Next() bool {
 // startPartition gathers the sources holding the next partition key.
 func (m *Merger) startPartition() bool {
 	var first *source
+	n := 0
 	for _, src := range m.srcs {
 		src.in = false
-		if src.has && (first == nil || compareKey(src.token, src.key, first.token, first.key) < 0) {
+		if src.has {
+			n++
+		}
+	}
+	for _, src := range m.srcs {
+		if !src.has {
+			continue
+		}
+		if n > 1 && !src.tokenSet {
+			// NB: tokens order partitions across sources; one source's
+			// order is already right, so a lone source computes none.
+			src.token, src.tokenSet = sstable.Murmur3Token(src.key), true
+		}
+		if first == nil || (n > 1 && compareKey(src.token, src.key, first.token, first.key) < 0) {
 			first = src
 		}
 	}
@@ -163,11 +184,11 @@ func (m *Merger) startPartition() bool {
 		return false
 	}
 	m.key = append(m.key[:0], first.key...)
-	m.token = first.token
+	m.token, m.tokenSet = first.token, first.tokenSet
 	m.partDel = sstable.LiveDeletion
 	m.emitted = false
 	for _, src := range m.srcs {
-		if src.has && src.token == m.token && bytes.Equal(src.key, m.key) {
+		if src.has && (src == first || n > 1 && src.token == m.token && bytes.Equal(src.key, m.key)) {
 			src.in = true
 			src.open = sstable.LiveDeletion
 			m.partDel = maxDeletion(m.partDel, src.s.Partition().Deletion)
@@ -226,6 +247,7 @@ func (m *Merger) mergeStatic() {
 // finishPartition moves the sources past the partition and, when no row
 // was live but static columns are, returns the static-only row CQL shows.
 func (m *Merger) finishPartition() bool {
+	m.advanceConsumed()
 	for _, src := range m.srcs {
 		if src.in {
 			m.advancePartition(src)
@@ -241,6 +263,7 @@ func (m *Merger) finishPartition() bool {
 
 // nextRow merges the sources' unfiltereds up to the next live row.
 func (m *Merger) nextRow() bool {
+	m.advanceConsumed()
 	for m.err == nil {
 		// The smallest position among the sources.
 		var min *source
@@ -257,8 +280,6 @@ func (m *Merger) nextRow() bool {
 			m.advanceUnfiltered(min)
 			continue
 		}
-		// Every source with a row at this clustering takes part.
-		m.resetRow()
 		rtDel := sstable.LiveDeletion
 		for _, src := range m.srcs {
 			if src.in {
@@ -266,26 +287,55 @@ func (m *Merger) nextRow() bool {
 			}
 		}
 		pos := min.u
-		var at []*source
+		// Every source with a row at this clustering takes part.
+		at := m.at[:0]
 		for _, src := range m.srcs {
-			if src.in && src.u != nil && !src.u.Marker && m.compareUnfiltered(src.u, pos) == 0 {
+			if src.in && src.u != nil && !src.u.Marker && (src == min || m.compareUnfiltered(src.u, pos) == 0) {
 				at = append(at, src)
 			}
 		}
+		m.at = at
+		if len(at) == 1 {
+			if live, ok := m.fastRow(min, pos, rtDel); ok {
+				if live {
+					min.consumed = true
+					m.emitted = true
+					return true
+				}
+				m.advanceUnfiltered(min)
+				continue
+			}
+		}
+		m.fastValid = false
+		m.fastSet = m.fastSet[:0]
+		m.resetRow()
 		for _, src := range at {
 			m.collect(src, src.u)
 		}
 		del := maxDeletion(maxDeletion(m.partDel, rtDel), m.rowDel)
-		live := m.evaluate(del, pos.Clustering)
-		for _, src := range at {
-			m.advanceUnfiltered(src)
-		}
-		if live {
+		if m.evaluate(del, pos.Clustering) {
+			// The row's values alias the sources' buffers: advance them
+			// only when the caller asks for the next row.
+			for _, src := range at {
+				src.consumed = true
+			}
 			m.emitted = true
 			return true
 		}
+		for _, src := range at {
+			m.advanceUnfiltered(src)
+		}
 	}
 	return false
+}
+
+func (m *Merger) advanceConsumed() {
+	for _, src := range m.srcs {
+		if src.consumed {
+			src.consumed = false
+			m.advanceUnfiltered(src)
+		}
+	}
 }
 
 // applyMarker records the range deletion a source has open after it.

@@ -90,7 +90,7 @@ func (m *Merger) evaluate(del sstable.DeletionTime, clustering [][]byte) bool {
 // and the static values; regular values are already resolved (or null).
 func (m *Merger) fillRow(clustering [][]byte, staticOnly bool) {
 	r := &m.row
-	r.Key, r.Token = m.key, m.token
+	r.Key, r.token, r.tokenSet = m.key, m.token, m.tokenSet
 	if staticOnly {
 		r.Clustering = nil
 		for i := range r.Values {
@@ -98,16 +98,12 @@ func (m *Merger) fillRow(clustering [][]byte, staticOnly bool) {
 		}
 	} else {
 		// NB: a table without clustering columns has empty, non-nil
-		// clustering, so its rows are told from a static-only row.
-		if m.clusteringBuf == nil {
-			m.clusteringBuf = make([][]byte, 0, len(m.t.Clustering)+1)
+		// clustering, so its rows are told from a static-only row. The
+		// values alias the source's buffer, valid until the next Next.
+		if clustering == nil {
+			clustering = m.noClustering[:]
 		}
-		r.Clustering = m.clusteringBuf[:0]
-		for _, v := range clustering {
-			start := len(m.arena)
-			m.arena = append(m.arena, v...)
-			r.Clustering = append(r.Clustering, m.arena[start:len(m.arena):len(m.arena)])
-		}
+		r.Clustering = clustering
 	}
 	for i, c := range m.t.Columns {
 		if c.Static {
@@ -136,9 +132,16 @@ func (m *Merger) resolve(arena []byte, vals []Value, del sstable.DeletionTime, s
 			if cell == nil || deletes(del, cell.Timestamp) || !cellLive(cell, m.opts.Now) {
 				continue
 			}
-			start := len(arena)
-			arena = append(arena, cell.Value...)
-			vals[i] = Value{Bytes: arena[start:len(arena):len(arena)], Timestamp: cell.Timestamp}
+			b := cell.Value
+			if static {
+				// Static values outlive the static row's buffer: copy.
+				start := len(arena)
+				arena = append(arena, cell.Value...)
+				b = arena[start:len(arena):len(arena)]
+			} else if b == nil {
+				b = emptyValue
+			}
+			vals[i] = Value{Bytes: b, Timestamp: cell.Timestamp}
 			if cell.IsExpiring() {
 				vals[i].TTL, vals[i].LocalExpirationTime = cell.TTL, cell.LocalDeletionTime
 			}
@@ -269,6 +272,9 @@ func pathType(t *marshal.Type) *marshal.Type {
 	}
 	return blobType // UDT field indexes: big-endian non-negative shorts
 }
+
+// emptyValue is a present, empty value (an empty text or blob), never null.
+var emptyValue = []byte{}
 
 var (
 	timeUUIDType = &marshal.Type{Kind: marshal.TimeUUID}

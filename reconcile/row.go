@@ -5,14 +5,25 @@ import "github.com/sstable-flight/sstable-flight/sstable"
 // Row is one live CQL row. The merger reuses it: slices are valid until
 // the next call to Next.
 type Row struct {
-	Key   []byte // serialized partition key
-	Token int64
+	Key []byte // serialized partition key
 	// Clustering holds the clustering values; nil for the static-only row
 	// of a partition that has static data but no live rows.
 	Clustering [][]byte
 	// Values has one entry per Table.Columns: static columns repeat the
 	// partition's static values on every row.
 	Values []Value
+
+	token    int64
+	tokenSet bool
+}
+
+// Token is the partition's Murmur3 token (computed on first use when the
+// merge did not need it).
+func (r *Row) Token() int64 {
+	if !r.tokenSet {
+		r.token, r.tokenSet = sstable.Murmur3Token(r.Key), true
+	}
+	return r.token
 }
 
 // Value is one column's value in a row, with what CQL's WRITETIME() and

@@ -19,7 +19,8 @@ import (
 
 // BenchKeyspace holds the benchmark tables: narrow (text key, ~100-byte
 // text value, one row per partition, LZ4) and wide (int key, 1,000 rows
-// per partition). Each is compacted into a single SSTable.
+// per partition), each compacted into a single SSTable, and gens (the
+// narrow shape with every partition written in three flushed generations).
 const BenchKeyspace = "bench"
 
 // GenerateBench writes rows narrow rows and as many wide rows through the
@@ -36,6 +37,7 @@ func GenerateBench(ctx context.Context, n *cassandratest.Node, dir string, rows 
 		"CREATE KEYSPACE " + BenchKeyspace + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE bench.narrow (k text PRIMARY KEY, v text) WITH compression = {'class': 'LZ4Compressor'}",
 		"CREATE TABLE bench.wide (p int, c int, v text, PRIMARY KEY (p, c)) WITH compression = {'class': 'LZ4Compressor'}",
+		"CREATE TABLE bench.gens (k text PRIMARY KEY, v text) WITH compression = {'class': 'LZ4Compressor'}",
 	} {
 		if err := s.Query(q).Exec(); err != nil {
 			return fmt.Errorf("create bench schema: %s: %w", q, err)
@@ -74,9 +76,29 @@ func GenerateBench(ctx context.Context, n *cassandratest.Node, dir string, rows 
 	if err := n.Flush(ctx, BenchKeyspace); err != nil {
 		return err
 	}
-	if err := n.Compact(ctx, BenchKeyspace); err != nil {
+	if err := n.Compact(ctx, BenchKeyspace, "narrow", "wide"); err != nil {
 		return err
 	}
+	// bench.gens: rows/3 partitions, every one rewritten in each of three
+	// flushed generations: the merge path's workload.
+	start = time.Now()
+	for gen := range 3 {
+		err = parallel(rows/300, 8, func(i int) error {
+			b := s.Batch(gocql.UnloggedBatch)
+			for j := range 100 {
+				r := i*100 + j
+				b.Query("INSERT INTO bench.gens (k, v) VALUES (?, ?)", fmt.Sprintf("key-%010d", r), fmt.Sprintf("%s%d-%010d", pad, gen, r))
+			}
+			return s.ExecuteBatch(b)
+		})
+		if err != nil {
+			return fmt.Errorf("write bench.gens: %w", err)
+		}
+		if err := n.Flush(ctx, BenchKeyspace, "gens"); err != nil {
+			return err
+		}
+	}
+	log("bench: %d gens rows (3 generations) in %s", rows, time.Since(start).Round(time.Millisecond))
 	if err := os.RemoveAll(dir); err != nil {
 		return fmt.Errorf("clear bench dir: %w", err)
 	}
@@ -92,7 +114,7 @@ func GenerateBench(ctx context.Context, n *cassandratest.Node, dir string, rows 
 	if err := os.WriteFile(filepath.Join(dir, "cql-baseline.json"), b, 0o644); err != nil {
 		return fmt.Errorf("write CQL baseline: %w", err)
 	}
-	for _, t := range []string{"narrow", "wide"} {
+	for _, t := range []string{"narrow", "wide", "gens"} {
 		var id gocql.UUID
 		if err := s.Query("SELECT id FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?", BenchKeyspace, t).Scan(&id); err != nil {
 			return fmt.Errorf("read id of bench.%s: %w", t, err)
