@@ -14,7 +14,11 @@ import (
 func (m *Merger) fastRow(src *source, u *sstable.Unfiltered, rtDel sstable.DeletionTime) (live, handled bool) {
 	cols := src.cols[0]
 	for i := range u.Cells {
-		t := m.t.Columns[cols[u.Cells[i].Column]].Type
+		col := cols[u.Cells[i].Column]
+		if col < 0 || m.dropped[col] != NoTimestamp {
+			return false, false // dropped columns: the general path
+		}
+		t := m.t.Columns[col].Type
 		if t.IsMultiCell() || t.Kind == marshal.Counter {
 			return false, false
 		}

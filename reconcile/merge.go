@@ -63,6 +63,7 @@ type Merger struct {
 	// Scratch reused per row.
 	rowState
 	at      []*source
+	dropped []int64         // per table column: drop time, or NoTimestamp
 	simple  []*sstable.Cell // winning cell per table column
 	complex [][]cellRef     // cells per multi-cell table column
 	cdel    []sstable.DeletionTime
@@ -92,6 +93,10 @@ func NewRange(t *Table, readers []*sstable.Reader, opts Options, start, end int6
 		m.cdel[i] = sstable.LiveDeletion
 	}
 	m.staticVals = make([]Value, n)
+	m.dropped = make([]int64, n)
+	for i := range m.dropped {
+		m.dropped[i] = t.droppedAt(i)
+	}
 	m.row.Values = make([]Value, n)
 	for _, r := range readers {
 		cols, err := t.columnMap(r)

@@ -45,12 +45,18 @@ func (m *Merger) collect(src *source, u *sstable.Unfiltered) {
 	}
 	for _, cd := range u.Complex {
 		col := src.cols[k][cd.Column]
+		if col < 0 {
+			continue
+		}
 		m.touch(col)
 		m.cdel[col] = maxDeletion(m.cdel[col], cd.Deletion)
 	}
 	for i := range u.Cells {
 		c := &u.Cells[i]
 		col := src.cols[k][c.Column]
+		if col < 0 || c.Timestamp <= m.dropped[col] {
+			continue // a dropped column's cell (Cassandra's dropped_columns rule)
+		}
 		t := m.t.Columns[col].Type
 		m.touch(col)
 		switch {

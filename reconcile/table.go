@@ -21,6 +21,12 @@ type Column struct {
 type Table struct {
 	Clustering []*marshal.Type
 	Columns    []Column
+	// Dropped maps a dropped column's name to the drop time (µs, as
+	// system_schema.dropped_columns records it). Cells of the column
+	// written at or before it are ignored, also after the column is
+	// re-added; a dropped column that is not re-added is simply absent
+	// from Columns, and its cells are ignored.
+	Dropped map[string]int64
 }
 
 // TableOf builds the table from the SSTables' serialization headers: the
@@ -57,9 +63,25 @@ func TableOf(readers []*sstable.Reader) (*Table, error) {
 	return t, nil
 }
 
+// Without removes columns from the table (a dropped column that was not
+// re-added): their cells are then ignored.
+func (t *Table) Without(names ...string) {
+	out := t.Columns[:0]
+	for _, c := range t.Columns {
+		drop := false
+		for _, n := range names {
+			drop = drop || c.Name == n
+		}
+		if !drop {
+			out = append(out, c)
+		}
+	}
+	t.Columns = out
+}
+
 // columnMap maps each reader's header columns to table column indexes:
 // m[static][i] is the table index of the reader's i-th static (1) or
-// regular (0) column.
+// regular (0) column, or -1 for a column the table no longer has.
 func (t *Table) columnMap(r *sstable.Reader) ([2][]int, error) {
 	var m [2][]int
 	idx := map[string]int{}
@@ -71,10 +93,21 @@ func (t *Table) columnMap(r *sstable.Reader) ([2][]int, error) {
 		for i, c := range cols {
 			j, ok := idx[c.Name]
 			if !ok {
-				return m, fmt.Errorf("map columns of %s: column %q is not in the table", r.Desc.FileName(), c.Name)
+				if _, dropped := t.Dropped[c.Name]; !dropped {
+					return m, fmt.Errorf("map columns of %s: column %q is neither in the table nor dropped", r.Desc.FileName(), c.Name)
+				}
+				j = -1
 			}
 			m[k][i] = j
 		}
 	}
 	return m, nil
+}
+
+// droppedAt is the drop time of the table column, or NoTimestamp.
+func (t *Table) droppedAt(col int) int64 {
+	if ts, ok := t.Dropped[t.Columns[col].Name]; ok {
+		return ts
+	}
+	return NoTimestamp
 }

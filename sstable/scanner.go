@@ -77,6 +77,11 @@ func (r *Reader) ScanRange(start, end int64) (*Scanner, error) {
 		segs[i].start, segs[i].check = pos, c
 	}
 	s := r.Scan()
+	if start == end {
+		// The whole ring: nothing to position or filter, so no token to
+		// compute per partition.
+		return s, nil
+	}
 	s.segs = segs
 	s.st.reset(r.data, r.dataPath, segs[0].start)
 	s.verify = &segs[0].check

@@ -50,7 +50,7 @@ type Table struct {
 // Tables lists the corpus tables. Statements name the keyspace explicitly.
 var Tables = []Table{
 	allTypes, counters, collections, udts, clustered, deletions, ttls,
-	timestamps, wide, many,
+	timestamps, wide, many, dropped,
 	compression("comp_lz4", "{'class': 'LZ4Compressor'}"),
 	compression("comp_snappy", "{'class': 'SnappyCompressor'}"),
 	compression("comp_deflate", "{'class': 'DeflateCompressor'}"),
@@ -330,6 +330,32 @@ var timestamps = Table{
 			`INSERT INTO corpus.timestamps (p, c, v, w) VALUES (1, 1, 'c', 'third') USING TIMESTAMP 1000`,
 			`INSERT INTO corpus.timestamps (p, c, v) VALUES (2, 2, 'after partition delete') USING TIMESTAMP 1400`,
 			`INSERT INTO corpus.timestamps (p, c, v) VALUES (2, 3, 'newer than partition delete') USING TIMESTAMP 1600`,
+		},
+	),
+}
+
+// dropped has columns dropped between generations, one of them re-added:
+// cells written before a column's drop time must stay hidden, also after
+// the column comes back (system_schema.dropped_columns).
+var dropped = Table{
+	Name:   "dropped",
+	Create: []string{`CREATE TABLE corpus.dropped (id int PRIMARY KEY, a text, b text, c int, m map<text, int>)`},
+	Round: rounds(
+		[]string{
+			`INSERT INTO corpus.dropped (id, a, b, c, m) VALUES (1, 'a1', 'b1', 1, {'k': 1})`,
+			`INSERT INTO corpus.dropped (id, a, b, c, m) VALUES (2, 'a2', 'b2', 2, {'k': 2})`,
+			`INSERT INTO corpus.dropped (id, b) VALUES (3, 'only b')`,
+		},
+		[]string{
+			`ALTER TABLE corpus.dropped DROP b`,
+			`ALTER TABLE corpus.dropped DROP m`,
+			`INSERT INTO corpus.dropped (id, a, c) VALUES (4, 'a4', 4)`,
+			`UPDATE corpus.dropped SET c = 20 WHERE id = 2`,
+		},
+		[]string{
+			`ALTER TABLE corpus.dropped ADD b text`,
+			`INSERT INTO corpus.dropped (id, a, b) VALUES (5, 'a5', 'b5 after re-add')`,
+			`UPDATE corpus.dropped SET b = 'b1 after re-add' WHERE id = 1`,
 		},
 	),
 }
