@@ -220,3 +220,22 @@ func TestVerifyDigest(t *testing.T) {
 		t.Errorf("flipped Data.db: got %v, want a corruption error", err)
 	}
 }
+
+// TestVerifyIndexesOnCorpus: every corpus SSTable's indexes agree with
+// its Data.db.
+func TestVerifyIndexesOnCorpus(t *testing.T) {
+	for mode, c := range corpusModes(t) {
+		for _, tbl := range c.Tables {
+			for _, st := range tbl.SSTables {
+				r, err := sstable.Open(filepath.Join(tbl.Dir, st.Prefix+"-Data.db"), sstable.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := r.VerifyIndexes(); err != nil {
+					t.Errorf("%s/%s/%s: %v", mode, tbl.Name, st.Prefix, err)
+				}
+				r.Close()
+			}
+		}
+	}
+}

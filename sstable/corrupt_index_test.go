@@ -57,8 +57,8 @@ func accessOutcome(path string, keys [][]byte, ranges [][2]int64) (string, error
 // copy must fail with a corruption error or give the original result,
 // except for what Cassandra's format cannot tell: Filter.db and the BTI
 // trie carry no checksum, so damage there may make a key look absent.
-// Those silent misses are counted and must stay rare; a read must never
-// return another partition's data or panic.
+// Those silent misses are counted; a read must never return another
+// partition's data or panic, and VerifyIndexes must report each of them.
 func TestIndexCorruption(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 17))
 	tries, misses := 0, map[string]int{}
@@ -120,6 +120,10 @@ func TestIndexCorruption(t *testing.T) {
 							t.Errorf("%s/%s %s %s: returned data the original does not have: %s", mode, name, comp, what, extra)
 						}
 						misses[comp]++
+						// What reads cannot see, VerifyIndexes must.
+						if err := verify(filepath.Join(dir, st.Prefix+"-Data.db")); !errors.Is(err, sstable.ErrCorruption) {
+							t.Errorf("%s/%s %s %s: a read missed keys but VerifyIndexes says %v", mode, name, comp, what, err)
+						}
 					default:
 						t.Errorf("%s/%s %s %s: read succeeded with different content", mode, name, comp, what)
 					}
@@ -131,6 +135,15 @@ func TestIndexCorruption(t *testing.T) {
 	if tries < 300 {
 		t.Errorf("only %d damaged copies tried", tries)
 	}
+}
+
+func verify(path string) error {
+	r, err := sstable.Open(path, sstable.Options{})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return r.VerifyIndexes()
 }
 
 // subsetMissing reports an entry of got that want lacks (got may only

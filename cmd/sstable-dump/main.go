@@ -25,6 +25,7 @@ func main() {
 	columns := flag.String("columns", "", "dump only these columns, comma-separated")
 	noCRC := flag.Bool("skip-crc", false, "do not verify chunk checksums")
 	verify := flag.Bool("verify-digest", false, "first check each whole Data.db against Digest.crc32")
+	verifyIdx := flag.Bool("verify-indexes", false, "first cross-check Filter.db, Summary.db, Index.db and the tries against Data.db")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: sstable-dump [--key K] [--token-range START:END] [--columns a,b] PATH...")
@@ -53,6 +54,12 @@ func main() {
 			}
 			if *verify {
 				if err := r.VerifyDigest(); err != nil {
+					r.Close()
+					fail(err)
+				}
+			}
+			if *verifyIdx {
+				if err := r.VerifyIndexes(); err != nil {
 					r.Close()
 					fail(err)
 				}
