@@ -8,7 +8,7 @@ HARNESS := $(GO) run ./cmd/cassandra-harness
 
 BENCH   := $(BUILD)/bench
 
-.PHONY: run test deps vet unit corpus corpus-full check-corpus-full fuzz-short bench bench-data clean
+.PHONY: run test deps vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean
 
 run:
 	$(GO) run ./cmd/sstable-flight
@@ -40,6 +40,18 @@ fuzz-short:
 	bash deploy/ci/fuzz-short.sh
 
 test: deps vet unit check-corpus-full fuzz-short
+
+# The reconciler's randomized differential test against real Cassandra
+# with many cases: random schemas and mutations, flushed and merged, must
+# give exactly the rows, WRITETIME and TTL of CQL. A failure prints the
+# seed and statements to replay it. RECONCILE_SEED (default: the clock)
+# picks the first case; RECONCILE_MODE the SSTable format (nb, oa, da).
+RECONCILE_CASES ?= 100
+RECONCILE_SEED  ?= $(shell date +%s)
+RECONCILE_MODE  ?= oa
+fuzz-reconcile: deps
+	$(HARNESS) run -mode $(RECONCILE_MODE) -- $(GO) test -count=1 -timeout 60m -v -run 'TestRandomMatchesCQL$$' ./reconcile \
+		-reconcile.cases=$(RECONCILE_CASES) -reconcile.seed=$(RECONCILE_SEED)
 
 # Rewrite the committed small corpus (testdata/corpus) from real Cassandra.
 corpus: deps

@@ -144,7 +144,10 @@ func (m *Merger) resolve(arena []byte, vals []Value, del sstable.DeletionTime, s
 				start := len(arena)
 				arena = append(arena, cell.Value...)
 				b = arena[start:len(arena):len(arena)]
-			} else if b == nil {
+			}
+			if b == nil {
+				// NB: an empty value (0x, '') is not null; appending nothing
+				// to a nil arena, or an empty cell, yields nil.
 				b = emptyValue
 			}
 			vals[i] = Value{Bytes: b, Timestamp: cell.Timestamp}
