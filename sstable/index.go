@@ -51,7 +51,7 @@ func (r *Reader) openIndexes() error {
 		}
 	} else {
 		if r.has("Summary.db") && r.has("Index.db") {
-			b, err := r.readSmall("Summary.db")
+			b, err := r.mapComponent("Summary.db")
 			if err != nil {
 				return err
 			}
@@ -64,7 +64,7 @@ func (r *Reader) openIndexes() error {
 		}
 	}
 	if r.has("Filter.db") {
-		b, err := r.readSmall("Filter.db")
+		b, err := r.mapComponent("Filter.db")
 		if err != nil {
 			return err
 		}
@@ -104,6 +104,17 @@ func (c check) verify(r *Reader, at int64, key []byte) error {
 // firstAfter returns the Data.db position of the first partition whose
 // token is > after, or a position at or before it (callers skip
 // partitions at or below the bound); DataLength when there is none.
+// mapComponent maps a component kept for the reader's life (see
+// base.MapFile); the mapping is released by Close.
+func (r *Reader) mapComponent(component string) ([]byte, error) {
+	b, c, err := base.MapFile(r.path(component))
+	if err != nil {
+		return nil, err
+	}
+	r.closers = append(r.closers, c)
+	return b, nil
+}
+
 func (r *Reader) firstAfter(after int64) (int64, check, error) {
 	if after == math.MaxInt64 {
 		return r.data.DataLength(), check{}, nil
