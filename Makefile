@@ -28,11 +28,12 @@ unit: deps
 corpus-full: deps
 	$(GO) run ./cmd/corpusgen -out $(FULL) -scale full
 
-# The coverage list, the reader's differential test against sstabledump and
-# its access-path property tests, on the regenerated full corpus.
+# The coverage list, the reader's differential test against sstabledump,
+# its access-path property tests and the reconciler's differential test
+# against CQL, on the regenerated full corpus.
 check-corpus-full: corpus-full
-	SSTF_CORPUS=$(abspath $(FULL)) $(GO) test -count=1 ./internal/corpus ./sstable ./sstable/dump \
-		-run 'TestCoverage$$|TestMatchesSSTableDump|TestPointAndRangeMatchFullScan|TestScanMatchesDumpStructure|TestStatisticsMatchSchema'
+	SSTF_CORPUS=$(abspath $(FULL)) $(GO) test -count=1 ./internal/corpus ./sstable ./sstable/dump ./reconcile \
+		-run 'TestCoverage$$|TestMatchesSSTableDump|TestPointAndRangeMatchFullScan|TestScanMatchesDumpStructure|TestStatisticsMatchSchema|TestMatchesCQL$$'
 
 # Every native fuzzer for a few seconds: mutated real files must never
 # panic or hang a parser.
