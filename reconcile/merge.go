@@ -181,7 +181,7 @@ func (m *Merger) startPartition() bool {
 			// order is already right, so a lone source computes none.
 			src.token, src.tokenSet = sstable.Murmur3Token(src.key), true
 		}
-		if first == nil || (n > 1 && compareKey(src.token, src.key, first.token, first.key) < 0) {
+		if first == nil || (n > 1 && sstable.CompareDecorated(src.token, src.key, first.token, first.key) < 0) {
 			first = src
 		}
 	}
@@ -203,16 +203,6 @@ func (m *Merger) startPartition() bool {
 	m.mergeStatic()
 	m.inPartition = true
 	return m.err == nil
-}
-
-func compareKey(ta int64, a []byte, tb int64, b []byte) int {
-	switch {
-	case ta < tb:
-		return -1
-	case ta > tb:
-		return 1
-	}
-	return bytes.Compare(a, b)
 }
 
 // mergeStatic merges the sources' static rows (always first when present)

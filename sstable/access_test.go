@@ -22,20 +22,7 @@ type part struct {
 
 func fullScan(t *testing.T, r *sstable.Reader) []part {
 	t.Helper()
-	var out []part
-	s := r.Scan()
-	for s.NextPartition() {
-		p := part{key: append([]byte{}, s.Partition().Key...), pos: s.Partition().Position}
-		p.token = sstable.Murmur3Token(p.key)
-		for s.NextUnfiltered() {
-			p.rows++
-		}
-		out = append(out, p)
-	}
-	if err := s.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return collect(t, r.Scan())
 }
 
 func collect(t *testing.T, s *sstable.Scanner) []part {

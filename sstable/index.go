@@ -252,7 +252,7 @@ func (r *Reader) locate(key []byte) (int64, check, bool, error) {
 		var prev entryRef
 		for it.Next() {
 			e := it.Entry()
-			c := compareDecorated(tok, key, big.Token(e.Key), e.Key)
+			c := CompareDecorated(tok, key, big.Token(e.Key), e.Key)
 			if c == 0 {
 				return e.DataPosition, check{key: append([]byte(nil), e.Key...), component: "Index.db"}, true, nil
 			}
@@ -272,8 +272,9 @@ func (r *Reader) locate(key []byte) (int64, check, bool, error) {
 	return 0, check{}, false, fmt.Errorf("look up a key in %s: no partition index", r.dataPath)
 }
 
-// compareDecorated orders keys as Cassandra does: by token, then bytes.
-func compareDecorated(ta int64, a []byte, tb int64, b []byte) int {
+// CompareDecorated orders partition keys as Cassandra does (DecoratedKey):
+// by token, then by key bytes.
+func CompareDecorated(ta int64, a []byte, tb int64, b []byte) int {
 	switch {
 	case ta < tb:
 		return -1

@@ -103,4 +103,3 @@ func (r *Reader) indexComponent() string {
 	}
 	return "Index.db"
 }
-
