@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"github.com/sstable-flight/sstable-flight/sstable"
-	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
 // fastRow evaluates a row that only one source holds and whose cells are
@@ -14,13 +13,8 @@ import (
 func (m *Merger) fastRow(src *source, u *sstable.Unfiltered, rtDel sstable.DeletionTime) (live, handled bool) {
 	cols := src.cols[0]
 	for i := range u.Cells {
-		col := cols[u.Cells[i].Column]
-		if col < 0 || m.dropped[col] != NoTimestamp {
-			return false, false // dropped columns: the general path
-		}
-		t := m.t.Columns[col].Type
-		if t.IsMultiCell() || t.Kind == marshal.Counter {
-			return false, false
+		if col := cols[u.Cells[i].Column]; col < 0 || !m.plain[col] {
+			return false, false // multi-cell, counter or dropped: the general path
 		}
 	}
 	del := m.partDel

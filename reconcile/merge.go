@@ -27,6 +27,7 @@ type source struct {
 	tokenSet bool // token computed (only needed to order several sources)
 
 	consumed bool // u was used by the row returned last: advance before the next
+	done     bool // its partition is finished: move to the next one lazily
 
 	in   bool                // this source takes part in the current partition
 	u    *sstable.Unfiltered // current unfiltered of the partition, or nil when done
@@ -44,15 +45,16 @@ type Merger struct {
 	err  error
 
 	// Current partition.
-	inPartition bool
-	key         []byte
-	token       int64
-	tokenSet    bool
-	partDel     sstable.DeletionTime
-	emitted     bool // a live row of this partition was returned
-	staticVals  []Value
-	staticArena []byte
-	hasStatic   bool // some static column is live
+	inPartition   bool
+	key           []byte
+	token         int64
+	tokenSet      bool
+	partDel       sstable.DeletionTime
+	emitted       bool // a live row of this partition was returned
+	staticVals    []Value
+	staticArena   []byte
+	hasStatic     bool // some static column is live
+	hasStaticCols bool // the table has static columns
 
 	row          Row
 	arena        []byte
@@ -64,6 +66,7 @@ type Merger struct {
 	rowState
 	at      []*source
 	dropped []int64         // per table column: drop time, or NoTimestamp
+	plain   []bool          // per table column: simple, not a counter, never dropped
 	simple  []*sstable.Cell // winning cell per table column
 	complex [][]cellRef     // cells per multi-cell table column
 	cdel    []sstable.DeletionTime
@@ -93,9 +96,14 @@ func NewRange(t *Table, readers []*sstable.Reader, opts Options, start, end int6
 		m.cdel[i] = sstable.LiveDeletion
 	}
 	m.staticVals = make([]Value, n)
+	for _, c := range t.Columns {
+		m.hasStaticCols = m.hasStaticCols || c.Static
+	}
 	m.dropped = make([]int64, n)
-	for i := range m.dropped {
+	m.plain = make([]bool, n)
+	for i, c := range t.Columns {
 		m.dropped[i] = t.droppedAt(i)
+		m.plain[i] = !c.Type.IsMultiCell() && c.Type.Kind != marshal.Counter && m.dropped[i] == NoTimestamp
 	}
 	m.row.Values = make([]Value, n)
 	for _, r := range readers {
@@ -164,6 +172,20 @@ func (m *Merger) Next() bool {
 
 // startPartition gathers the sources holding the next partition key.
 func (m *Merger) startPartition() bool {
+	// Sources leave their finished partition only now: the last row
+	// returned (a static-only row included) aliases their keys until then.
+	for _, src := range m.srcs {
+		if src.done {
+			src.done = false
+			m.advancePartition(src)
+		}
+	}
+	if m.err != nil {
+		return false
+	}
+	if len(m.srcs) == 1 {
+		return m.startSingle()
+	}
 	var first *source
 	n := 0
 	for _, src := range m.srcs {
@@ -188,7 +210,7 @@ func (m *Merger) startPartition() bool {
 	if first == nil {
 		return false
 	}
-	m.key = append(m.key[:0], first.key...)
+	m.key = first.key // stable until the sources leave this partition
 	m.token, m.tokenSet = first.token, first.tokenSet
 	m.partDel = sstable.LiveDeletion
 	m.emitted = false
@@ -208,6 +230,9 @@ func (m *Merger) startPartition() bool {
 // mergeStatic merges the sources' static rows (always first when present)
 // into the partition's static values.
 func (m *Merger) mergeStatic() {
+	if !m.hasStaticCols {
+		return // no SSTable has static columns, so none has a static row
+	}
 	m.resetRow()
 	any := false
 	for _, src := range m.srcs {
@@ -245,7 +270,7 @@ func (m *Merger) finishPartition() bool {
 	m.advanceConsumed()
 	for _, src := range m.srcs {
 		if src.in {
-			m.advancePartition(src)
+			src.done = true
 			src.in = false
 		}
 	}
@@ -258,6 +283,9 @@ func (m *Merger) finishPartition() bool {
 
 // nextRow merges the sources' unfiltereds up to the next live row.
 func (m *Merger) nextRow() bool {
+	if len(m.srcs) == 1 {
+		return m.nextRowSingle()
+	}
 	m.advanceConsumed()
 	for m.err == nil {
 		// The smallest position among the sources.
