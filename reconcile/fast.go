@@ -63,3 +63,87 @@ func (m *Merger) fastRow(src *source, u *sstable.Unfiltered, rtDel sstable.Delet
 	}
 	return live, true
 }
+
+// fastMerge is fastRow for a row several sources hold, when every cell of
+// every version is a plain simple cell: per column the versions reconcile
+// with Cells.resolveRegular, the liveness infos with
+// LivenessInfo.supersedes and the row deletions by DeletionTime order, as
+// on the general path, without its per-column bookkeeping.
+func (m *Merger) fastMerge(at []*source, rtDel sstable.DeletionTime) (live, handled bool) {
+	for _, src := range at {
+		cols := src.cols[0]
+		for i := range src.u.Cells {
+			if col := cols[src.u.Cells[i].Column]; col < 0 || !m.plain[col] {
+				return false, false
+			}
+		}
+	}
+	// NB: the general path (and the static row) leave winners behind in
+	// m.simple; clear them before reusing it.
+	m.resetRow()
+	liveness := sstable.LivenessInfo{Timestamp: sstable.NoTimestamp}
+	del := m.partDel
+	if supersedes(rtDel, del) {
+		del = rtDel
+	}
+	winners := m.simple
+	touched := m.touched[:0]
+	for _, src := range at {
+		u := src.u
+		if livenessSupersedes(u.Liveness, liveness) {
+			liveness = u.Liveness
+		}
+		if supersedes(u.Deletion, del) {
+			del = u.Deletion
+		}
+		cols := src.cols[0]
+		for i := range u.Cells {
+			c := &u.Cells[i]
+			col := cols[c.Column]
+			if w := winners[col]; w == nil {
+				winners[col] = c
+				touched = append(touched, col)
+			} else {
+				winners[col] = resolveRegular(w, c)
+			}
+		}
+	}
+	vals := m.row.Values
+	if m.fastValid {
+		for _, i := range m.fastSet {
+			vals[i] = Value{Timestamp: NoTimestamp}
+		}
+	} else {
+		for i, c := range m.t.Columns {
+			if !c.Static {
+				vals[i] = Value{Timestamp: NoTimestamp}
+			}
+		}
+		m.fastValid = true
+	}
+	m.fastSet = m.fastSet[:0]
+	now := m.opts.Now
+	live = livenessLive(liveness, now) && !deletes(del, liveness.Timestamp)
+	for _, col := range touched {
+		c := winners[col]
+		winners[col] = nil
+		if deletes(del, c.Timestamp) || !cellLive(c, now) {
+			continue
+		}
+		b := c.Value
+		if b == nil {
+			b = emptyValue
+		}
+		vals[col] = Value{Bytes: b, Timestamp: c.Timestamp}
+		if c.IsExpiring() {
+			vals[col].TTL, vals[col].LocalExpirationTime = c.TTL, c.LocalDeletionTime
+		}
+		m.fastSet = append(m.fastSet, col)
+		live = true
+	}
+	m.touched = touched[:0]
+	if live {
+		m.fillRow(at[0].u.Clustering, false)
+	}
+	return live, true
+}

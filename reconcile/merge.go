@@ -318,16 +318,24 @@ func (m *Merger) nextRow() bool {
 			}
 		}
 		m.at = at
+		var live, ok bool
 		if len(at) == 1 {
-			if live, ok := m.fastRow(min, pos, rtDel); ok {
-				if live {
-					min.consumed = true
-					m.emitted = true
-					return true
+			live, ok = m.fastRow(min, pos, rtDel)
+		} else {
+			live, ok = m.fastMerge(at, rtDel)
+		}
+		if ok {
+			if live {
+				for _, src := range at {
+					src.consumed = true
 				}
-				m.advanceUnfiltered(min)
-				continue
+				m.emitted = true
+				return true
 			}
+			for _, src := range at {
+				m.advanceUnfiltered(src)
+			}
+			continue
 		}
 		m.fastValid = false
 		m.fastSet = m.fastSet[:0]
