@@ -152,6 +152,9 @@ func (m *Merger) advanceUnfiltered(src *source) {
 
 // Next moves to the next live row; false at the end or on an error.
 func (m *Merger) Next() bool {
+	if len(m.srcs) == 1 {
+		return m.nextSingle()
+	}
 	for m.err == nil {
 		if m.inPartition {
 			if m.nextRow() {
@@ -182,9 +185,6 @@ func (m *Merger) startPartition() bool {
 	}
 	if m.err != nil {
 		return false
-	}
-	if len(m.srcs) == 1 {
-		return m.startSingle()
 	}
 	var first *source
 	n := 0
@@ -283,9 +283,6 @@ func (m *Merger) finishPartition() bool {
 
 // nextRow merges the sources' unfiltereds up to the next live row.
 func (m *Merger) nextRow() bool {
-	if len(m.srcs) == 1 {
-		return m.nextRowSingle()
-	}
 	m.advanceConsumed()
 	for m.err == nil {
 		// The smallest position among the sources.
