@@ -139,6 +139,16 @@ func (m *Merger) advancePartition(src *source) {
 	}
 }
 
+func (m *Merger) setToken(src *source) {
+	for _, o := range m.srcs {
+		if o != src && o.has && o.tokenSet && bytes.Equal(o.key, src.key) {
+			src.token, src.tokenSet = o.token, true
+			return
+		}
+	}
+	src.token, src.tokenSet = sstable.Murmur3Token(src.key), true
+}
+
 func (m *Merger) advanceUnfiltered(src *source) {
 	if src.s.NextUnfiltered() {
 		src.u = src.s.Unfiltered()
@@ -200,8 +210,9 @@ func (m *Merger) startPartition() bool {
 		}
 		if n > 1 && !src.tokenSet {
 			// NB: tokens order partitions across sources; one source's
-			// order is already right, so a lone source computes none.
-			src.token, src.tokenSet = sstable.Murmur3Token(src.key), true
+			// order is already right, so a lone source computes none. A
+			// key another source already hashed shares its token.
+			m.setToken(src)
 		}
 		if first == nil || (n > 1 && sstable.CompareDecorated(src.token, src.key, first.token, first.key) < 0) {
 			first = src
