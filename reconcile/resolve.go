@@ -235,7 +235,7 @@ func (m *Merger) resolveComplex(arena []byte, v *Value, col int, t *marshal.Type
 					cell = r.c
 				}
 			}
-			arena = appendElem(arena, cell, false)
+			arena = appendElem(arena, cell)
 		}
 		*v = Value{Bytes: arena[start:len(arena):len(arena)], Timestamp: NoTimestamp}
 		return arena, nil
@@ -264,7 +264,8 @@ func appendBytes(b, v []byte) []byte {
 	return append(b, v...)
 }
 
-func appendElem(b []byte, c *sstable.Cell, _ bool) []byte {
+// appendElem writes a UDT field: the live cell's value, or null (-1).
+func appendElem(b []byte, c *sstable.Cell) []byte {
 	if c == nil {
 		return binary.BigEndian.AppendUint32(b, 0xffffffff)
 	}
