@@ -18,6 +18,8 @@ deps:
 
 vet:
 	$(GO) vet ./...
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+		if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 
 # All Go tests of every package against one shared Cassandra node.
 unit: deps

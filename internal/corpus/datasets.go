@@ -244,15 +244,15 @@ var deletions = Table{
 			out = append(out, `UPDATE corpus.deletions SET v = 'update-only' WHERE p = 10 AND c = 100`)
 		case 1:
 			out = append(out,
-				`DELETE FROM corpus.deletions WHERE p = 1`,                      // partition
-				`DELETE FROM corpus.deletions WHERE p = 2 AND c = 5`,            // row
-				`DELETE FROM corpus.deletions WHERE p = 3 AND c >= 3 AND c < 7`, // range: inclusive start, exclusive end
-				`DELETE FROM corpus.deletions WHERE p = 4 AND c > 10`,           // range: exclusive start, open end
-				`DELETE FROM corpus.deletions WHERE p = 5 AND c <= 4`,           // range: open start, inclusive end
-				`DELETE FROM corpus.deletions WHERE p = 6 AND c > 2 AND c <= 8`, // range: exclusive start, inclusive end
-				`DELETE v FROM corpus.deletions WHERE p = 7 AND c = 1`,          // cell
-				`DELETE m['k1'] FROM corpus.deletions WHERE p = 7 AND c = 2`,    // map element
-				`UPDATE corpus.deletions SET s = s - {2} WHERE p = 7 AND c = 3`, // set element
+				`DELETE FROM corpus.deletions WHERE p = 1`,                          // partition
+				`DELETE FROM corpus.deletions WHERE p = 2 AND c = 5`,                // row
+				`DELETE FROM corpus.deletions WHERE p = 3 AND c >= 3 AND c < 7`,     // range: inclusive start, exclusive end
+				`DELETE FROM corpus.deletions WHERE p = 4 AND c > 10`,               // range: exclusive start, open end
+				`DELETE FROM corpus.deletions WHERE p = 5 AND c <= 4`,               // range: open start, inclusive end
+				`DELETE FROM corpus.deletions WHERE p = 6 AND c > 2 AND c <= 8`,     // range: exclusive start, inclusive end
+				`DELETE v FROM corpus.deletions WHERE p = 7 AND c = 1`,              // cell
+				`DELETE m['k1'] FROM corpus.deletions WHERE p = 7 AND c = 2`,        // map element
+				`UPDATE corpus.deletions SET s = s - {2} WHERE p = 7 AND c = 3`,     // set element
 				`UPDATE corpus.deletions SET m = {'k9': 'z'} WHERE p = 7 AND c = 4`, // collection overwrite
 				`DELETE m FROM corpus.deletions WHERE p = 7 AND c = 5`,              // whole collection
 				`DELETE st FROM corpus.deletions WHERE p = 8`,                       // static cell

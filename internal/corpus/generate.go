@@ -48,7 +48,9 @@ func Generate(ctx context.Context, opt Options) error {
 // GenerateOn writes the datasets through a running node and exports them to
 // dir, replacing what was there.
 func GenerateOn(ctx context.Context, n *cassandratest.Node, dir string, opt Options) error {
-	logf := func(format string, args ...any) { fmt.Fprintf(opt.Log, "corpus %s: "+format+"\n", append([]any{n.Mode}, args...)...) }
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(opt.Log, "corpus %s: "+format+"\n", append([]any{n.Mode}, args...)...)
+	}
 	s, err := n.Session()
 	if err != nil {
 		return err
