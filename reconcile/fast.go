@@ -24,21 +24,7 @@ func (m *Merger) fastRow(src *source, u *sstable.Unfiltered, rtDel sstable.Delet
 	if supersedes(u.Deletion, del) {
 		del = u.Deletion
 	}
-	vals := m.row.Values
-	if m.fastValid {
-		for _, i := range m.fastSet {
-			vals[i] = Value{Timestamp: NoTimestamp}
-		}
-	} else {
-		// The general path wrote every regular value: clear them all once.
-		for i, c := range m.t.Columns {
-			if !c.Static {
-				vals[i] = Value{Timestamp: NoTimestamp}
-			}
-		}
-		m.fastValid = true
-	}
-	m.fastSet = m.fastSet[:0]
+	m.clearFastValues()
 	now := m.opts.Now
 	live = livenessLive(u.Liveness, now) && !deletes(del, u.Liveness.Timestamp)
 	for i := range u.Cells {
@@ -46,16 +32,7 @@ func (m *Merger) fastRow(src *source, u *sstable.Unfiltered, rtDel sstable.Delet
 		if deletes(del, c.Timestamp) || !cellLive(c, now) {
 			continue
 		}
-		col := cols[c.Column]
-		b := c.Value
-		if b == nil {
-			b = emptyValue
-		}
-		vals[col] = Value{Bytes: b, Timestamp: c.Timestamp}
-		if c.IsExpiring() {
-			vals[col].TTL, vals[col].LocalExpirationTime = c.TTL, c.LocalDeletionTime
-		}
-		m.fastSet = append(m.fastSet, col)
+		m.setValue(cols[c.Column], c)
 		live = true
 	}
 	if live {
@@ -108,6 +85,28 @@ func (m *Merger) fastMerge(at []*source, rtDel sstable.DeletionTime) (live, hand
 			}
 		}
 	}
+	m.clearFastValues()
+	now := m.opts.Now
+	live = livenessLive(liveness, now) && !deletes(del, liveness.Timestamp)
+	for _, col := range touched {
+		c := winners[col]
+		winners[col] = nil
+		if deletes(del, c.Timestamp) || !cellLive(c, now) {
+			continue
+		}
+		m.setValue(col, c)
+		live = true
+	}
+	m.touched = touched[:0]
+	if live {
+		m.fillRow(at[0].u.Clustering, false)
+	}
+	return live, true
+}
+
+// clearFastValues nulls the regular values the last fast row set (all of
+// them after a general-path row, which writes every one).
+func (m *Merger) clearFastValues() {
 	vals := m.row.Values
 	if m.fastValid {
 		for _, i := range m.fastSet {
@@ -122,28 +121,19 @@ func (m *Merger) fastMerge(at []*source, rtDel sstable.DeletionTime) (live, hand
 		m.fastValid = true
 	}
 	m.fastSet = m.fastSet[:0]
-	now := m.opts.Now
-	live = livenessLive(liveness, now) && !deletes(del, liveness.Timestamp)
-	for _, col := range touched {
-		c := winners[col]
-		winners[col] = nil
-		if deletes(del, c.Timestamp) || !cellLive(c, now) {
-			continue
-		}
-		b := c.Value
-		if b == nil {
-			b = emptyValue
-		}
-		vals[col] = Value{Bytes: b, Timestamp: c.Timestamp}
-		if c.IsExpiring() {
-			vals[col].TTL, vals[col].LocalExpirationTime = c.TTL, c.LocalDeletionTime
-		}
-		m.fastSet = append(m.fastSet, col)
-		live = true
+}
+
+// setValue records a live simple cell as the column's value; its bytes
+// alias the source's buffer.
+func (m *Merger) setValue(col int, c *sstable.Cell) {
+	b := c.Value
+	if b == nil {
+		b = emptyValue // empty, not null
 	}
-	m.touched = touched[:0]
-	if live {
-		m.fillRow(at[0].u.Clustering, false)
+	v := &m.row.Values[col]
+	*v = Value{Bytes: b, Timestamp: c.Timestamp}
+	if c.IsExpiring() {
+		v.TTL, v.LocalExpirationTime = c.TTL, c.LocalDeletionTime
 	}
-	return live, true
+	m.fastSet = append(m.fastSet, col)
 }
