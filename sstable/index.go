@@ -9,6 +9,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/sstable/big"
 	"github.com/sstable-flight/sstable-flight/sstable/bti"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
+	"github.com/sstable-flight/sstable-flight/sstable/internal/murmur3"
 )
 
 // indexes are what Open loads to find partitions without scanning:
@@ -275,13 +276,7 @@ func (r *Reader) locate(key []byte) (int64, check, bool, error) {
 // CompareDecorated orders partition keys as Cassandra does (DecoratedKey):
 // by token, then by key bytes.
 func CompareDecorated(ta int64, a []byte, tb int64, b []byte) int {
-	switch {
-	case ta < tb:
-		return -1
-	case ta > tb:
-		return 1
-	}
-	return bytes.Compare(a, b)
+	return murmur3.CompareDecorated(ta, a, tb, b)
 }
 
 // entryRef is an Index.db entry kept for verification.

@@ -26,17 +26,7 @@ import (
 // place them on the ring.
 //
 // It does not allocate.
-func Murmur3Token(key []byte) int64 {
-	if len(key) == 0 {
-		return math.MinInt64
-	}
-	h1, _ := murmur3.Sum128(key)
-	h := int64(h1)
-	if h == math.MinInt64 {
-		return math.MaxInt64
-	}
-	return h
-}
+func Murmur3Token(key []byte) int64 { return murmur3.Token(key) }
 
 // CompositeKey appends to dst the CompositeType serialization of a
 // partition key made of several columns and returns the extended slice.

@@ -2,6 +2,7 @@ package marshal
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"math"
 	"math/big"
@@ -112,7 +113,7 @@ func compareBase(t *Type, a, b []byte) int {
 		if c, done := compareEmpty(a, b); done {
 			return c
 		}
-		return cmpInt(int(int8(a[0])), int(int8(b[0])))
+		return cmp.Compare(int(int8(a[0])), int(int8(b[0])))
 	case Boolean:
 		if c, done := compareEmpty(a, b); done {
 			return c
@@ -198,36 +199,6 @@ func elem(t *Type, i int) *Type {
 	return nil
 }
 
-func cmpInt(x, y int) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
-}
-
-func cmpInt64(x, y int64) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
-}
-
-func cmpUint64(x, y uint64) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
-}
-
 func cmpBool(x, y bool) int {
 	switch {
 	case x == y:
@@ -241,7 +212,7 @@ func cmpBool(x, y bool) int {
 // compareSignedFirst is LongType.compareLongs / Int32Type: the first byte
 // signed, then the whole values as unsigned bytes. a and b are non-empty.
 func compareSignedFirst(a, b []byte) int {
-	if c := cmpInt(int(int8(a[0])), int(int8(b[0]))); c != 0 {
+	if c := cmp.Compare(int(int8(a[0])), int(int8(b[0]))); c != 0 {
 		return c
 	}
 	return bytes.Compare(a, b)
@@ -290,7 +261,7 @@ func compareVarInt(a, b []byte) int {
 	}
 	if len(a) != len(b) {
 		// Same sign, minimal encodings: more bytes, larger magnitude.
-		c := cmpInt(len(a), len(b))
+		c := cmp.Compare(len(a), len(b))
 		if negA {
 			c = -c
 		}
@@ -314,7 +285,7 @@ func compareDecimal(a, b []byte) int {
 	sa := int64(int32(binary.BigEndian.Uint32(a)))
 	sb := int64(int32(binary.BigEndian.Uint32(b)))
 	ua, ub := bigFromTwos(a[4:]), bigFromTwos(b[4:])
-	if c := cmpInt(ua.Sign(), ub.Sign()); c != 0 || ua.Sign() == 0 {
+	if c := cmp.Compare(ua.Sign(), ub.Sign()); c != 0 || ua.Sign() == 0 {
 		return c
 	}
 	neg := ua.Sign() < 0
@@ -322,7 +293,7 @@ func compareDecimal(a, b []byte) int {
 	// Compare the adjusted exponents (position of the leading digit)
 	// first, so a huge scale difference never needs 10^scale.
 	da, db := int64(len(ma.String())), int64(len(mb.String()))
-	c := cmpInt64(da-sa, db-sb)
+	c := cmp.Compare(da-sa, db-sb)
 	if c == 0 {
 		// Same leading-digit position: |sa - sb| = |da - db|, bounded by
 		// the digit counts, so rescaling is cheap.
@@ -357,18 +328,18 @@ func compareUUID(a, b []byte) int {
 	msbA, msbB := binary.BigEndian.Uint64(a), binary.BigEndian.Uint64(b)
 	va, vb := int(msbA>>12&0xf), int(msbB>>12&0xf)
 	if va != vb {
-		return cmpInt(va, vb)
+		return cmp.Compare(va, vb)
 	}
 	var c int
 	if va == 1 {
-		c = cmpInt64(int64(reorderTimestamp(msbA)), int64(reorderTimestamp(msbB)))
+		c = cmp.Compare(int64(reorderTimestamp(msbA)), int64(reorderTimestamp(msbB)))
 	} else {
-		c = cmpUint64(msbA, msbB)
+		c = cmp.Compare(msbA, msbB)
 	}
 	if c != 0 {
 		return c
 	}
-	return cmpUint64(binary.BigEndian.Uint64(a[8:]), binary.BigEndian.Uint64(b[8:]))
+	return cmp.Compare(binary.BigEndian.Uint64(a[8:]), binary.BigEndian.Uint64(b[8:]))
 }
 
 // compareTimeUUID is TimeUUIDType's compareCustom: timestamp order, then
@@ -383,11 +354,11 @@ func compareTimeUUID(a, b []byte) int {
 	}
 	ta := int64(reorderTimestamp(binary.BigEndian.Uint64(a)))
 	tb := int64(reorderTimestamp(binary.BigEndian.Uint64(b)))
-	if c := cmpInt64(ta, tb); c != 0 {
+	if c := cmp.Compare(ta, tb); c != 0 {
 		return c
 	}
 	for i := 8; i < 16; i++ {
-		if c := cmpInt(int(int8(a[i])), int(int8(b[i]))); c != 0 {
+		if c := cmp.Compare(int(int8(a[i])), int(int8(b[i]))); c != 0 {
 			return c
 		}
 	}
@@ -455,7 +426,7 @@ func compareListOrSet(et *Type, a, b []byte) int {
 			return c
 		}
 	}
-	return cmpInt(len(va), len(vb))
+	return cmp.Compare(len(va), len(vb))
 }
 
 // compareMap is MapType.compareMaps for frozen maps: key, then value,
@@ -474,7 +445,7 @@ func compareMap(kt, vt *Type, a, b []byte) int {
 			return c
 		}
 	}
-	return cmpInt(len(va), len(vb))
+	return cmp.Compare(len(va), len(vb))
 }
 
 // tupleComponents splits a tuple/UDT value: int32 length (negative for
@@ -754,10 +725,10 @@ func compareComposite(t *Type, a, b []byte) int {
 			return c
 		}
 		if x.eoc != y.eoc {
-			return cmpInt(int(x.eoc), int(y.eoc))
+			return cmp.Compare(int(x.eoc), int(y.eoc))
 		}
 	}
-	return cmpInt(len(ca), len(cb))
+	return cmp.Compare(len(ca), len(cb))
 }
 
 // cmpString is Java's String.compareTo for the ASCII class names here.
