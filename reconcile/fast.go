@@ -12,10 +12,8 @@ import (
 // handled=false for rows it leaves to the general path.
 func (m *Merger) fastRow(src *source, u *sstable.Unfiltered, rtDel sstable.DeletionTime) (live, handled bool) {
 	cols := src.cols[0]
-	for i := range u.Cells {
-		if col := cols[u.Cells[i].Column]; col < 0 || !m.plain[col] {
-			return false, false // multi-cell, counter or dropped: the general path
-		}
+	if !src.plain && !m.plainCells(src) {
+		return false, false // multi-cell, counter or dropped: the general path
 	}
 	del := m.partDel
 	if supersedes(rtDel, del) {
@@ -48,11 +46,8 @@ func (m *Merger) fastRow(src *source, u *sstable.Unfiltered, rtDel sstable.Delet
 // on the general path, without its per-column bookkeeping.
 func (m *Merger) fastMerge(at []*source, rtDel sstable.DeletionTime) (live, handled bool) {
 	for _, src := range at {
-		cols := src.cols[0]
-		for i := range src.u.Cells {
-			if col := cols[src.u.Cells[i].Column]; col < 0 || !m.plain[col] {
-				return false, false
-			}
+		if !src.plain && !m.plainCells(src) {
+			return false, false
 		}
 	}
 	// NB: the general path (and the static row) leave winners behind in
@@ -102,6 +97,18 @@ func (m *Merger) fastMerge(at []*source, rtDel sstable.DeletionTime) (live, hand
 		m.fillRow(at[0].u.Clustering, false)
 	}
 	return live, true
+}
+
+// plainCells reports whether every cell of the source's current row is of
+// a plain column (simple, not a counter, never dropped).
+func (m *Merger) plainCells(src *source) bool {
+	cols := src.cols[0]
+	for i := range src.u.Cells {
+		if col := cols[src.u.Cells[i].Column]; col < 0 || !m.plain[col] {
+			return false
+		}
+	}
+	return true
 }
 
 // clearFastValues nulls the regular values the last fast row set (all of

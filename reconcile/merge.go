@@ -20,6 +20,9 @@ type source struct {
 	r    *sstable.Reader
 	s    *sstable.Scanner
 	cols [2][]int // header column index → table column index (0 regular, 1 static)
+	// plain: every regular column of this SSTable's header maps to a
+	// plain table column, so its rows never need the per-cell check.
+	plain bool
 
 	has      bool // positioned on a partition
 	key      []byte
@@ -67,6 +70,7 @@ type Merger struct {
 	at      []*source
 	dropped []int64         // per table column: drop time, or NoTimestamp
 	plain   []bool          // per table column: simple, not a counter, never dropped
+	statics []int           // indexes of the static table columns
 	simple  []*sstable.Cell // winning cell per table column
 	complex [][]cellRef     // cells per multi-cell table column
 	cdel    []sstable.DeletionTime
@@ -104,6 +108,9 @@ func NewRange(t *Table, readers []*sstable.Reader, opts Options, start, end int6
 	for i, c := range t.Columns {
 		m.dropped[i] = t.droppedAt(i)
 		m.plain[i] = !c.Type.IsMultiCell() && c.Type.Kind != marshal.Counter && m.dropped[i] == NoTimestamp
+		if c.Static {
+			m.statics = append(m.statics, i)
+		}
 	}
 	m.row.Values = make([]Value, n)
 	for _, r := range readers {
@@ -115,7 +122,10 @@ func NewRange(t *Table, readers []*sstable.Reader, opts Options, start, end int6
 		if err != nil {
 			return nil, err
 		}
-		src := &source{r: r, s: s, cols: cols}
+		src := &source{r: r, s: s, cols: cols, plain: true}
+		for _, col := range cols[0] {
+			src.plain = src.plain && col >= 0 && m.plain[col]
+		}
 		m.srcs = append(m.srcs, src)
 		m.advancePartition(src)
 	}

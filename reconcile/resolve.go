@@ -111,10 +111,8 @@ func (m *Merger) fillRow(clustering [][]byte, staticOnly bool) {
 		}
 		r.Clustering = clustering
 	}
-	for i, c := range m.t.Columns {
-		if c.Static {
-			r.Values[i] = m.staticVals[i]
-		}
+	for _, i := range m.statics {
+		r.Values[i] = m.staticVals[i]
 	}
 }
 
