@@ -62,15 +62,32 @@ func TestMatchesCQL(t *testing.T) {
 
 func reconciled(t *testing.T, tbl *corpus.CorpusTable) []corpus.Row {
 	t.Helper()
+	return reconciledWith(t, tbl, func(table *reconcile.Table, readers []*sstable.Reader, opts reconcile.Options) (*reconcile.Merger, error) {
+		return reconcile.New(table, readers, opts)
+	})
+}
+
+type newMerger func(*reconcile.Table, []*sstable.Reader, reconcile.Options) (*reconcile.Merger, error)
+
+// openAll opens every SSTable of a corpus table, closed when the test ends.
+func openAll(t *testing.T, tbl *corpus.CorpusTable) []*sstable.Reader {
+	t.Helper()
 	var readers []*sstable.Reader
 	for _, st := range tbl.SSTables {
 		r, err := sstable.Open(filepath.Join(tbl.Dir, st.Prefix+"-Data.db"), sstable.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer r.Close()
+		t.Cleanup(func() { r.Close() })
 		readers = append(readers, r)
 	}
+	return readers
+}
+
+// corpusTable is the reconcile table of a corpus table: the SSTables'
+// columns, minus the ones the schema dropped.
+func corpusTable(t *testing.T, tbl *corpus.CorpusTable, readers []*sstable.Reader) *reconcile.Table {
+	t.Helper()
 	table, err := reconcile.TableOf(readers)
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +111,14 @@ func reconciled(t *testing.T, tbl *corpus.CorpusTable) []corpus.Row {
 		}
 	}
 	table.Without(gone...)
-	m, err := reconcile.New(table, readers, reconcile.Options{Now: tbl.Expected.ReadAt})
+	return table
+}
+
+func reconciledWith(t *testing.T, tbl *corpus.CorpusTable, open newMerger) []corpus.Row {
+	t.Helper()
+	readers := openAll(t, tbl)
+	table := corpusTable(t, tbl, readers)
+	m, err := open(table, readers, reconcile.Options{Now: tbl.Expected.ReadAt})
 	if err != nil {
 		t.Fatal(err)
 	}

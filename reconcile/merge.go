@@ -58,6 +58,7 @@ type Merger struct {
 	staticArena   []byte
 	hasStatic     bool // some static column is live
 	hasStaticCols bool // the table has static columns
+	noStaticOnly  bool // never return a static-only row (a clustering slice)
 
 	row          Row
 	arena        []byte
@@ -91,6 +92,35 @@ func New(t *Table, readers []*sstable.Reader, opts Options) (*Merger, error) {
 // NewRange merges the partitions whose tokens are in (start, end], with
 // Cassandra's wrap-around and (T, T] = full ring.
 func NewRange(t *Table, readers []*sstable.Reader, opts Options, start, end int64) (*Merger, error) {
+	return newMerger(t, readers, opts, func(r *sstable.Reader) (*sstable.Scanner, error) {
+		return r.ScanRange(start, end)
+	})
+}
+
+// NewKey merges the one partition with this serialized key: each SSTable
+// finds it through its bloom filter and index, and every rule of a full
+// merge applies.
+func NewKey(t *Table, readers []*sstable.Reader, opts Options, key []byte) (*Merger, error) {
+	return newMerger(t, readers, opts, func(r *sstable.Reader) (*sstable.Scanner, error) {
+		return r.Get(key)
+	})
+}
+
+// NewSlice merges the rows of one partition within a clustering slice,
+// each SSTable starting at the row-index block that holds the slice
+// start. As in CQL with a clustering restriction, a partition with static
+// data but no live row in the slice returns no row.
+func NewSlice(t *Table, readers []*sstable.Reader, opts Options, key []byte, sl sstable.Slice) (*Merger, error) {
+	m, err := newMerger(t, readers, opts, func(r *sstable.Reader) (*sstable.Scanner, error) {
+		return r.GetSlice(key, sl)
+	})
+	if m != nil {
+		m.noStaticOnly = true
+	}
+	return m, err
+}
+
+func newMerger(t *Table, readers []*sstable.Reader, opts Options, open func(*sstable.Reader) (*sstable.Scanner, error)) (*Merger, error) {
 	m := &Merger{t: t, opts: opts}
 	n := len(t.Columns)
 	m.simple = make([]*sstable.Cell, n)
@@ -118,7 +148,7 @@ func NewRange(t *Table, readers []*sstable.Reader, opts Options, start, end int6
 		if err != nil {
 			return nil, err
 		}
-		s, err := r.ScanRange(start, end)
+		s, err := open(r)
 		if err != nil {
 			return nil, err
 		}
@@ -295,7 +325,7 @@ func (m *Merger) finishPartition() bool {
 			src.in = false
 		}
 	}
-	if m.emitted || !m.hasStatic || m.err != nil {
+	if m.emitted || !m.hasStatic || m.noStaticOnly || m.err != nil {
 		return false
 	}
 	m.fillRow(nil, true)

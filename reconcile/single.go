@@ -40,7 +40,7 @@ func (m *Merger) nextSingle() bool {
 		u := src.u
 		if u == nil {
 			m.inPartition, src.in, src.done = false, false, true
-			if m.err == nil && !m.emitted && m.hasStatic {
+			if m.err == nil && !m.emitted && m.hasStatic && !m.noStaticOnly {
 				m.fillRow(nil, true)
 				return true
 			}
