@@ -1,9 +1,9 @@
 package sstable
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
@@ -71,9 +71,27 @@ func columns(cs []ColumnType) ([]Column, error) {
 		if out[i].Complex != out[j].Complex {
 			return !out[i].Complex
 		}
-		return bytes.Compare([]byte(out[i].Name), []byte(out[j].Name)) < 0
+		return compareColumnNames(out[i].Name, out[j].Name) < 0
 	})
 	return out, nil
+}
+
+// compareColumnNames is ColumnMetadata.compareTo's name order: its
+// comparisonOrder packs ColumnIdentifier.prefixComparison (the first
+// bytes with the top bit flipped for a signed compare) shifted right, so
+// the flipped bit is compared as a plain bit and a name whose first byte
+// is >= 0x80 sorts first; ties go to unsigned byte order. For ASCII names
+// this is plain byte order; for others, plain byte order would decode
+// cells into the wrong columns (found on a live node: columns "é", "ö"
+// were read as others' values).
+func compareColumnNames(a, b string) int {
+	if a == "" || b == "" || a[0] == b[0] {
+		return strings.Compare(a, b)
+	}
+	if a[0]^0x80 < b[0]^0x80 {
+		return -1
+	}
+	return 1
 }
 
 // pathType is the type of a complex cell's path: the list's timeuuid, the
