@@ -110,3 +110,38 @@ func lessPrefix(a, b string) bool {
 	}
 	return a < b
 }
+
+// Rescan lists a table directory's SSTables again (after a flush or a
+// compaction changed them).
+func Rescan(td TableDir) (TableDir, error) {
+	var err error
+	td.SSTables, err = listSSTables(td.Path)
+	return td, err
+}
+
+// FindTable lists the directories of one table (more than one when the
+// table was dropped and re-created: each has its table id) without
+// walking the rest of the data directory. Names must be validated by the
+// caller: they are joined into a path.
+func FindTable(dataDir, keyspace, table string) ([]TableDir, error) {
+	entries, err := os.ReadDir(filepath.Join(dataDir, keyspace))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("list keyspace dir: %w", err)
+	}
+	var out []TableDir
+	for _, e := range entries {
+		m := tableDirRE.FindStringSubmatch(e.Name())
+		if !e.IsDir() || m == nil || m[1] != table {
+			continue
+		}
+		td := TableDir{Keyspace: keyspace, Table: table, ID: m[2], Path: filepath.Join(dataDir, keyspace, e.Name())}
+		if td.SSTables, err = listSSTables(td.Path); err != nil {
+			return nil, err
+		}
+		out = append(out, td)
+	}
+	return out, nil
+}
