@@ -1,0 +1,221 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/sstable-flight/sstable-flight/sstable"
+)
+
+// DefaultCheckInterval is how often, at most, a Catalog asks Cassandra
+// whether the schema changed, unless Options say otherwise.
+const DefaultCheckInterval = 10 * time.Second
+
+// Options configure a Catalog.
+type Options struct {
+	// Session is the connection to the local Cassandra node; nil means
+	// there is none, and schemas come from schema.cql files and SSTable
+	// headers only.
+	Session *gocql.Session
+	// CheckInterval is the least time between two reads of system.local's
+	// schema_version; 0 means DefaultCheckInterval.
+	CheckInterval time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Catalog finds the schema of a table, preferring Cassandra's schema,
+// then the table directory's schema.cql, then the SSTable headers (see
+// the package documentation). It caches Cassandra's schema and reads it
+// again when schema_version changes, which it checks at most once per
+// CheckInterval during a lookup; Refresh reads it at once. It is safe for
+// concurrent use; lookups wait while it talks to Cassandra.
+type Catalog struct {
+	opts Options
+
+	mu      sync.Mutex
+	schema  *Schema   // last schema read from Cassandra, nil before the first success
+	checked time.Time // when schema_version was last asked for
+	err     error     // the last Cassandra failure, nil after a success
+	files   map[string]fileEntry
+}
+
+// fileEntry is a parsed schema.cql, valid while the file's modification
+// time and size are unchanged.
+type fileEntry struct {
+	mod    time.Time
+	size   int64
+	tables []*Table
+}
+
+// New returns a Catalog. It does not contact Cassandra until the first
+// lookup or Refresh.
+func New(opts Options) *Catalog {
+	if opts.CheckInterval <= 0 {
+		opts.CheckInterval = DefaultCheckInterval
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Catalog{opts: opts, files: map[string]fileEntry{}}
+}
+
+// Refresh reads the whole schema from Cassandra now, whatever the
+// version. Without a Session it does nothing.
+func (c *Catalog) Refresh(ctx context.Context) error {
+	if c.opts.Session == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.checked = c.opts.Now()
+	return c.load(ctx)
+}
+
+// load reads the schema from Cassandra; c.mu is held.
+func (c *Catalog) load(ctx context.Context) error {
+	s, err := FromCassandra(ctx, c.opts.Session)
+	c.err = err
+	if err != nil {
+		return err
+	}
+	c.schema = s
+	return nil
+}
+
+// check reloads the schema when CheckInterval has passed since the last
+// check and schema_version has changed since the last load; c.mu is held.
+// On failure the previous schema stays in use: the node being briefly
+// unreachable does not change the tables' columns. Failures are retried
+// after CheckInterval too, so a node that is down costs one timeout per
+// interval, not one per lookup.
+func (c *Catalog) check(ctx context.Context) {
+	now := c.opts.Now()
+	if !c.checked.IsZero() && now.Sub(c.checked) < c.opts.CheckInterval {
+		return
+	}
+	c.checked = now
+	if c.schema != nil {
+		v, err := SchemaVersion(ctx, c.opts.Session)
+		if err != nil {
+			c.err = err
+			return
+		}
+		if v == c.schema.Version {
+			c.err = nil
+			return
+		}
+	}
+	_ = c.load(ctx) // recorded in c.err
+}
+
+// Schema returns the schema last read from Cassandra, nil if none was.
+func (c *Catalog) Schema() *Schema {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.schema
+}
+
+// Err returns the last error talking to Cassandra, nil after a success.
+// Lookups do not fail for it: they fall back to older or other sources.
+func (c *Catalog) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// dirRE matches a table directory's name, <table>-<id>.
+var dirRE = regexp.MustCompile(`^\w+-([0-9a-f]{32})$`)
+
+// Table returns the schema of keyspace.table, whose SSTables are in dir
+// (<data>/<keyspace>/<table>-<id>; "" if there is none) and opened by
+// readers (nil if there are none): Cassandra's schema of the table if the
+// node knows it, then dir's schema.cql if it defines the table, then the
+// headers of readers' SSTables. When dir's name carries a table id, a
+// schema with a different id is skipped: it describes a table dropped and
+// created again, whose SSTables are in another directory. A malformed
+// schema.cql is an error rather than a reason to guess from headers.
+// Names must pass ValidName.
+func (c *Catalog) Table(ctx context.Context, keyspace, table, dir string, readers func() ([]*sstable.Reader, error)) (*Table, error) {
+	if !ValidName(keyspace) || !ValidName(table) {
+		return nil, fmt.Errorf("look up table %q.%q: invalid name, want [A-Za-z0-9_]{1,48}", keyspace, table)
+	}
+	var dirID string
+	if m := dirRE.FindStringSubmatch(filepath.Base(dir)); dir != "" && m != nil {
+		dirID = m[1]
+	}
+	fits := func(t *Table) bool { return t.ID == "" || dirID == "" || t.ID == dirID }
+	if c.opts.Session != nil {
+		c.mu.Lock()
+		c.check(ctx)
+		var t *Table
+		if c.schema != nil {
+			t, _ = c.schema.Lookup(keyspace, table)
+		}
+		c.mu.Unlock()
+		if t != nil && fits(t) {
+			return t, nil
+		}
+	}
+	if dir != "" {
+		t, err := c.fromFile(filepath.Join(dir, SchemaFile), keyspace, table)
+		if err != nil {
+			return nil, err
+		}
+		if t != nil && fits(t) {
+			return t, nil
+		}
+	}
+	if readers == nil {
+		return nil, fmt.Errorf("look up table %s.%s: %w", keyspace, table, ErrNotFound)
+	}
+	rs, err := readers()
+	if err != nil {
+		return nil, fmt.Errorf("look up table %s.%s: open sstables: %w", keyspace, table, err)
+	}
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("look up table %s.%s: %w", keyspace, table, ErrNotFound)
+	}
+	return FromHeader(keyspace, table, dirID, rs)
+}
+
+// ErrNotFound is returned (wrapped) by Catalog.Table when no source knows
+// the table.
+var ErrNotFound = errors.New("table not found in cassandra, schema.cql or sstables")
+
+// fromFile returns the table from a schema.cql, nil if the file does not
+// exist or does not define it. Parsed files are cached until they change.
+func (c *Catalog) fromFile(path, keyspace, table string) (*Table, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read schema file: %w", err)
+	}
+	c.mu.Lock()
+	e, ok := c.files[path]
+	c.mu.Unlock()
+	if !ok || !e.mod.Equal(fi.ModTime()) || e.size != fi.Size() {
+		tables, err := ReadCQLFile(path)
+		if err != nil {
+			return nil, err
+		}
+		e = fileEntry{mod: fi.ModTime(), size: fi.Size(), tables: tables}
+		c.mu.Lock()
+		c.files[path] = e
+		c.mu.Unlock()
+	}
+	s := Schema{Tables: e.tables}
+	t, _ := s.Lookup(keyspace, table)
+	return t, nil
+}
