@@ -8,7 +8,7 @@ HARNESS := $(GO) run ./cmd/cassandra-harness
 
 BENCH   := $(BUILD)/bench
 
-.PHONY: run test deps vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean
+.PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean
 
 run:
 	$(GO) run ./cmd/sstable-flight
@@ -16,13 +16,18 @@ run:
 deps:
 	@bash deploy/local/install-deps.sh
 
+# The Python venv (build/venv, pinned pyarrow from PyPI) of the pyarrow
+# Flight client check in flightserver; the test also builds it if missing.
+pyenv:
+	@bash deploy/local/pyenv.sh >/dev/null
+
 vet:
 	$(GO) vet ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 		if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 
 # All Go tests of every package against one shared Cassandra node.
-unit: deps
+unit: deps pyenv
 	$(HARNESS) run -mode oa -- $(GO) test -count=1 ./...
 
 # Regenerate the full-size corpus in nb, oa and da (one node per mode, in

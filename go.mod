@@ -9,6 +9,7 @@ require (
 	github.com/klauspost/compress v1.20.4
 	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/prometheus/client_golang v1.25.0
+	go.uber.org/goleak v1.3.0
 	google.golang.org/grpc v1.85.0
 	gopkg.in/inf.v0 v0.9.1
 )

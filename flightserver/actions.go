@@ -1,0 +1,131 @@
+package flightserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+)
+
+// Action types.
+const (
+	ActionTableStats    = "table-stats"
+	ActionRefreshSchema = "refresh-schema"
+)
+
+// TableStats is table-stats' result.
+type TableStats struct {
+	Keyspace     string `json:"keyspace"`
+	Table        string `json:"table"`
+	ID           string `json:"id"`
+	SchemaSource string `json:"schema_source"`
+	SSTables     int    `json:"sstables"`
+	Bytes        int64  `json:"bytes"` // Data.db bytes on disk
+	Partitions   int64  `json:"partitions_estimate"`
+	Rows         int64  `json:"rows_estimate"`
+	MinTimestamp int64  `json:"min_timestamp"` // µs; write times of the SSTables' cells
+	MaxTimestamp int64  `json:"max_timestamp"`
+}
+
+func (s *service) ListActions(_ *flight.Empty, stream flight.FlightService_ListActionsServer) error {
+	for _, a := range []*flight.ActionType{
+		{Type: ActionTableStats, Description: `{"keyspace": ..., "table": ...} → JSON: SSTables, bytes, partition and row estimates, min/max write timestamp`},
+		{Type: ActionRefreshSchema, Description: "reload table schemas now (from Cassandra, schema.cql or SSTable headers)"},
+	} {
+		if err := stream.Send(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *service) DoAction(a *flight.Action, stream flight.FlightService_DoActionServer) error {
+	switch a.GetType() {
+	case ActionTableStats:
+		var req struct {
+			Keyspace string `json:"keyspace"`
+			Table    string `json:"table"`
+		}
+		if err := json.Unmarshal(a.GetBody(), &req); err != nil {
+			return invalid(fmt.Errorf("read table-stats request: %w", err))
+		}
+		l, err := s.tables.acquire(stream.Context(), req.Keyspace, req.Table)
+		if err != nil {
+			return err
+		}
+		defer l.release()
+		st := TableStats{Keyspace: l.t.keyspace, Table: l.t.name, ID: l.t.dir.ID, SchemaSource: l.t.cat.Source,
+			SSTables: len(l.readers()), MinTimestamp: math.MaxInt64, MaxTimestamp: math.MinInt64}
+		st.Partitions, st.Rows = estimate(l.readers())
+		for _, p := range l.t.dir.SSTables {
+			st.Bytes += p.Components["Data.db"]
+		}
+		for _, r := range l.readers() {
+			st.MinTimestamp = min(st.MinTimestamp, r.Stats.Stats.MinTimestamp)
+			st.MaxTimestamp = max(st.MaxTimestamp, r.Stats.Stats.MaxTimestamp)
+		}
+		if len(l.readers()) == 0 {
+			st.MinTimestamp, st.MaxTimestamp = 0, 0
+		}
+		body, _ := json.Marshal(st)
+		return stream.Send(&flight.Result{Body: body})
+	case ActionRefreshSchema:
+		if err := s.refreshSchema(stream.Context()); err != nil {
+			return err
+		}
+		return stream.Send(&flight.Result{Body: []byte(`{"refreshed":true}`)})
+	}
+	return invalid(fmt.Errorf("do action: unknown action %q", a.GetType()))
+}
+
+// ListFlights lists every table of the data directory with its schema,
+// its full-scan endpoints and row estimate. A table whose schema cannot
+// be read is logged and left out rather than failing the listing.
+func (s *service) ListFlights(_ *flight.Criteria, stream flight.FlightService_ListFlightsServer) error {
+	dirs, err := s.tables.all()
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, td := range dirs {
+		name := td.Keyspace + "." + td.Table
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		d := &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{td.Keyspace, td.Table}}
+		info, err := s.plan(stream.Context(), &Command{Version: CommandVersion, Keyspace: td.Keyspace, Table: td.Table}, d)
+		if err != nil {
+			s.log.Warn("list flights: skip table", "table", name, "err", err)
+			continue
+		}
+		if err := stream.Send(info); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordBytes is the size of a record's Arrow buffers.
+func recordBytes(rec arrow.RecordBatch) int64 {
+	var n int64
+	for _, c := range rec.Columns() {
+		n += dataBytes(c.Data())
+	}
+	return n
+}
+
+func dataBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += dataBytes(c)
+	}
+	return n
+}

@@ -1,0 +1,53 @@
+package flightserver
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"time"
+)
+
+// errShed is returned when a stream waited its bounded time for a slot.
+var errShed = errors.New("admission: every stream slot is busy")
+
+// admission bounds the number of concurrent DoGet streams. A stream
+// beyond the bound waits a bounded time for a slot, then is shed: the
+// client gets UNAVAILABLE and may retry, and the server keeps its CPU and
+// memory for the streams it admitted instead of slowing them all down.
+type admission struct {
+	slots   chan struct{}
+	wait    time.Duration
+	active  atomic.Int64
+	waiting atomic.Int64
+}
+
+func newAdmission(max int, wait time.Duration) *admission {
+	return &admission{slots: make(chan struct{}, max), wait: wait}
+}
+
+// acquire takes a slot; the returned func gives it back.
+func (a *admission) acquire(ctx context.Context) (func(), error) {
+	select {
+	case a.slots <- struct{}{}:
+	default:
+		a.waiting.Add(1)
+		t := time.NewTimer(a.wait)
+		select {
+		case a.slots <- struct{}{}:
+			t.Stop()
+			a.waiting.Add(-1)
+		case <-t.C:
+			a.waiting.Add(-1)
+			return nil, errShed
+		case <-ctx.Done():
+			t.Stop()
+			a.waiting.Add(-1)
+			return nil, ctx.Err()
+		}
+	}
+	a.active.Add(1)
+	return func() {
+		a.active.Add(-1)
+		<-a.slots
+	}, nil
+}

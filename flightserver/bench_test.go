@@ -1,0 +1,136 @@
+package flightserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/sstable-flight/sstable-flight/flightserver"
+)
+
+// benchServer serves the bench dataset (SSTF_BENCH_DIR, from make
+// bench-data: keyspace bench, tables narrow, wide and gens) or, without
+// it, the committed corpus (keyspace corpus).
+func benchServer(b *testing.B) (flight.Client, string) {
+	b.Helper()
+	dir, ks := os.Getenv("SSTF_BENCH_DIR"), "bench"
+	if dir == "" {
+		dir, ks = corpusRoot()+"/oa", "corpus"
+	}
+	srv, err := flightserver.New(flightserver.Config{DataDir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	go srv.Serve(lis)
+	c, err := flight.NewClientWithMiddleware(lis.Addr().String(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		c.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	})
+	return c, ks
+}
+
+func benchTable(ks, bench, corpus string) string {
+	if ks == "bench" {
+		return bench
+	}
+	return corpus
+}
+
+// BenchmarkDoGetScan reads a whole table over loopback gRPC with one
+// client stream per endpoint in sequence: decode, merge, Arrow encoding,
+// IPC and the client's decoding of the stream, as a Flight client sees it.
+func BenchmarkDoGetScanNarrow(b *testing.B) { benchmarkScan(b, "narrow", "many") }
+func BenchmarkDoGetScanWide(b *testing.B)   { benchmarkScan(b, "wide", "wide") }
+
+func benchmarkScan(b *testing.B, bench, corpus string) {
+	c, ks := benchServer(b)
+	ctx := context.Background()
+	desc := path(ks, benchTable(ks, bench, corpus))
+	rows := int64(0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		info, err := c.GetFlightInfo(ctx, desc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, ep := range info.Endpoint {
+			stream, err := c.DoGet(ctx, ep.Ticket)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rd, err := flight.NewRecordReader(stream)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for rd.Next() {
+				rows += rd.RecordBatch().NumRows()
+			}
+			if err := rd.Err(); err != nil {
+				b.Fatal(err)
+			}
+			rd.Release()
+		}
+	}
+	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(rows)/float64(b.N), "rows/op")
+}
+
+// BenchmarkKeyedRead is a warm point read of one partition through
+// GetFlightInfo (a JSON command with the key) and DoGet, the two round
+// trips a client makes; the latency per op is the client's.
+func BenchmarkKeyedRead(b *testing.B) {
+	c, ks := benchServer(b)
+	ctx := context.Background()
+	table, key := benchTable(ks, "narrow", "many"), any("k42")
+	if ks == "corpus" {
+		key = 42
+	}
+	colName := "key"
+	if ks == "corpus" {
+		colName = "id"
+	}
+	body, _ := json.Marshal(map[string]any{"version": 1, "keyspace": ks, "table": table, "keys": []any{map[string]any{colName: key}}})
+	desc := &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: body}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		info, err := c.GetFlightInfo(ctx, desc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		stream, err := c.DoGet(ctx, info.Endpoint[0].Ticket)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rd, err := flight.NewRecordReader(stream)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for rd.Next() {
+		}
+		if err := rd.Err(); err != nil {
+			b.Fatal(err)
+		}
+		rd.Release()
+	}
+}

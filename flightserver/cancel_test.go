@@ -1,0 +1,75 @@
+package flightserver_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sstable-flight/sstable-flight/flightserver"
+)
+
+// adminMetric serves the admin endpoint of ts and returns a function that
+// reads one metric's value from /metrics.
+func adminMetric(t *testing.T, ts *testServer) func(name string) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ts.srv.ServeAdmin(lis)
+	url := "http://" + lis.Addr().String() + "/metrics"
+	return func(name string) string {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		for _, line := range strings.Split(string(body), "\n") {
+			if v, ok := strings.CutPrefix(line, name+" "); ok {
+				return v
+			}
+		}
+		return ""
+	}
+}
+
+// TestCancelStopsStream: a client that cancels mid-stream frees the
+// server's stream (and its slot, readers and buffers) within 50 ms.
+func TestCancelStopsStream(t *testing.T) {
+	ts := startServer(t, "oa", func(c *flightserver.Config) { c.BatchRows = 1 })
+	metric := adminMetric(t, ts)
+	ctx, cancel := context.WithCancel(context.Background())
+	info, err := ts.client.GetFlightInfo(ctx, path("corpus", "wide"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := ts.client.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	if v := metric("sstf_streams_active"); v != "1" {
+		t.Fatalf("streams active while reading: %q", v)
+	}
+	start := time.Now()
+	cancel()
+	for metric("sstf_streams_active") != "0" {
+		if time.Since(start) > time.Second {
+			t.Fatal("stream still active 1 s after cancel")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if d := time.Since(start); d > 50*time.Millisecond {
+		t.Errorf("stream stopped %v after cancel, want ≤ 50 ms", d)
+	}
+	if v := metric("sstf_open_readers"); v == "" {
+		t.Error("no sstf_open_readers metric")
+	}
+}

@@ -1,0 +1,108 @@
+package flightserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// CommandVersion is the version of the JSON command this server reads.
+const CommandVersion = 1
+
+// Command is a GetFlightInfo request given as a CMD descriptor: a table
+// and what to read of it. docs/flight-api.md is its reference.
+type Command struct {
+	Version  int    `json:"version"`
+	Keyspace string `json:"keyspace"`
+	Table    string `json:"table"`
+	// Columns projects the output (any order); empty means every column.
+	Columns []string `json:"columns,omitempty"`
+	// Keys restricts the read to these partitions (equality or IN): each
+	// maps every partition key column to a value.
+	Keys []map[string]json.RawMessage `json:"keys,omitempty"`
+	// Clustering restricts the rows of each key to a slice; only with Keys.
+	Clustering *ClusteringSlice `json:"clustering,omitempty"`
+	// TokenRange restricts a scan to tokens in (start, end].
+	TokenRange *TokenRange `json:"token_range,omitempty"`
+	// Limit stops after this many rows per endpoint (0: no limit).
+	Limit int64 `json:"limit,omitempty"`
+	// Splits asks for this many endpoints for a scan (0: the server sizes
+	// splits by the partition estimates of the SSTables).
+	Splits int `json:"splits,omitempty"`
+}
+
+// ClusteringSlice bounds the rows of a partition by a prefix of the
+// clustering columns, in the table's clustering order (so for a DESC
+// column start holds the larger value).
+type ClusteringSlice struct {
+	Start *ClusteringBound `json:"start,omitempty"`
+	End   *ClusteringBound `json:"end,omitempty"`
+}
+
+// ClusteringBound is one end of a slice: values of the first clustering
+// columns, and whether rows equal on that prefix are included.
+type ClusteringBound struct {
+	Values    []json.RawMessage `json:"values"`
+	Inclusive bool              `json:"inclusive"`
+}
+
+// TokenRange is a Murmur3 token range (start, end]. Tokens are JSON
+// numbers or strings (int64 exceeds what many JSON clients keep exact).
+type TokenRange struct {
+	Start Token `json:"start"`
+	End   Token `json:"end"`
+}
+
+// Token is an int64 that reads from a JSON number or string and writes as
+// a string.
+type Token int64
+
+// UnmarshalJSON reads a number or a string holding one.
+func (t *Token) UnmarshalJSON(b []byte) error {
+	b = bytes.Trim(b, `"`)
+	v, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		return fmt.Errorf("read token %s: %w", b, err)
+	}
+	*t = Token(v)
+	return nil
+}
+
+// MarshalJSON writes a string.
+func (t Token) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + strconv.FormatInt(int64(t), 10) + `"`), nil
+}
+
+// ParseCommand reads and checks a command's shape; names and values are
+// checked against the table's schema when planning.
+func ParseCommand(b []byte) (*Command, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var c Command
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("read command: %w", err)
+	}
+	switch {
+	case c.Version != CommandVersion:
+		return nil, fmt.Errorf("read command: version %d, this server reads version %d", c.Version, CommandVersion)
+	case c.Keyspace == "" || c.Table == "":
+		return nil, fmt.Errorf("read command: keyspace and table are required")
+	case c.Limit < 0:
+		return nil, fmt.Errorf("read command: negative limit %d", c.Limit)
+	case c.Splits < 0 || c.Splits > maxSplits:
+		return nil, fmt.Errorf("read command: splits %d outside 0..%d", c.Splits, maxSplits)
+	case c.Clustering != nil && len(c.Keys) == 0:
+		return nil, fmt.Errorf("read command: a clustering slice needs partition keys")
+	case len(c.Keys) > 0 && c.TokenRange != nil:
+		return nil, fmt.Errorf("read command: keys and a token range exclude each other")
+	case len(c.Keys) > maxKeys:
+		return nil, fmt.Errorf("read command: %d keys, at most %d", len(c.Keys), maxKeys)
+	}
+	return &c, nil
+}
+
+const (
+	maxSplits = 4096
+	maxKeys   = 10000
+)

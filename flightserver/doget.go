@@ -1,0 +1,139 @@
+package flightserver
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+
+	"github.com/sstable-flight/sstable-flight/reconcile"
+)
+
+// cancelCheckRows is how often the row loop looks at the stream's
+// context: a cancelled client stops decoding within about this many rows
+// (well under a millisecond at scan speed).
+const cancelCheckRows = 1024
+
+func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetServer) error {
+	ctx := stream.Context()
+	t, err := DecodeTicket(tkt.GetTicket())
+	if err != nil {
+		return invalid(err)
+	}
+	release, err := s.adm.acquire(ctx)
+	if err != nil {
+		if err == errShed {
+			s.metrics.sheds.Inc()
+		}
+		return err
+	}
+	defer release()
+
+	openStart := time.Now()
+	l, err := s.tables.acquire(ctx, t.Keyspace, t.Table)
+	if err != nil {
+		return err
+	}
+	defer l.release()
+	proj, err := l.t.projection(t.Columns)
+	if err != nil {
+		return invalid(err)
+	}
+	if t.Key != nil && l.t.keyComponents > 1 {
+		if err := checkComposite(t.Key, l.t.keyComponents); err != nil {
+			return invalid(err)
+		}
+	}
+	opts := reconcile.Options{Now: t.Now}
+	var m *reconcile.Merger
+	switch {
+	case t.Slice != nil:
+		m, err = reconcile.NewSlice(l.t.rt, l.readers(), opts, t.Key, t.Slice.slice())
+	case t.Key != nil:
+		m, err = reconcile.NewKey(l.t.rt, l.readers(), opts, t.Key)
+	default:
+		m, err = reconcile.NewRange(l.t.rt, l.readers(), opts, int64(t.Range[0]), int64(t.Range[1]))
+	}
+	if err != nil {
+		return fmt.Errorf("start merge of %s.%s: %w", t.Keyspace, t.Table, err)
+	}
+	b, err := newBatcher(s.mem, l.t, proj, s.cfg.BatchRows, s.cfg.BatchBytes)
+	if err != nil {
+		return err
+	}
+	defer b.release()
+	w := flight.NewRecordWriter(stream, ipc.WithSchema(b.rb.Schema()), ipc.WithAllocator(s.mem))
+	defer w.Close()
+	s.metrics.phase.WithLabelValues("open").Observe(time.Since(openStart).Seconds())
+
+	send := func() error {
+		encStart := time.Now()
+		rec := b.flush()
+		if rec == nil {
+			return nil
+		}
+		defer rec.Release()
+		sendStart := time.Now()
+		s.metrics.phase.WithLabelValues("encode").Observe(sendStart.Sub(encStart).Seconds())
+		if err := w.Write(rec); err != nil {
+			return fmt.Errorf("send batch: %w", err)
+		}
+		s.metrics.phase.WithLabelValues("send").Observe(time.Since(sendStart).Seconds())
+		s.metrics.rowsOut.Add(float64(rec.NumRows()))
+		s.metrics.bytesOut.Add(float64(recordBytes(rec)))
+		return nil
+	}
+	var rows int64
+	decodeStart := time.Now()
+	for m.Next() {
+		full, err := b.add(m.Row())
+		if err != nil {
+			return fmt.Errorf("encode row of %s.%s: %w", t.Keyspace, t.Table, err)
+		}
+		rows++
+		if rows%cancelCheckRows == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if t.Limit > 0 && rows >= t.Limit {
+			break
+		}
+		if full {
+			s.metrics.phase.WithLabelValues("decode").Observe(time.Since(decodeStart).Seconds())
+			if err := send(); err != nil {
+				return err
+			}
+			decodeStart = time.Now()
+		}
+	}
+	// A merge error after some batches fails the stream: the client never
+	// takes partial data for the whole range.
+	if err := m.Err(); err != nil {
+		return fmt.Errorf("read %s.%s: %w", t.Keyspace, t.Table, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.metrics.phase.WithLabelValues("decode").Observe(time.Since(decodeStart).Seconds())
+	return send()
+}
+
+// checkComposite checks a ticket's composite key has the table's number
+// of components, so a hand-made ticket cannot make a row fail to split.
+func checkComposite(key []byte, n int) error {
+	rest := key
+	for i := 0; i < n; i++ {
+		if len(rest) < 3 {
+			return fmt.Errorf("read ticket: key %x has fewer than %d components", key, n)
+		}
+		l := int(rest[0])<<8 | int(rest[1])
+		if len(rest) < 2+l+1 {
+			return fmt.Errorf("read ticket: key %x truncated", key)
+		}
+		rest = rest[2+l+1:]
+	}
+	if len(rest) != 0 {
+		return fmt.Errorf("read ticket: key %x has more than %d components", key, n)
+	}
+	return nil
+}

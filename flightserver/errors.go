@@ -1,0 +1,49 @@
+package flightserver
+
+import (
+	"context"
+	"errors"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/sstable-flight/sstable-flight/sstable"
+)
+
+// errInvalid marks a request the client got wrong (INVALID_ARGUMENT).
+var errInvalid = errors.New("invalid request")
+
+type invalidError struct{ err error }
+
+func (e invalidError) Error() string   { return e.err.Error() }
+func (e invalidError) Unwrap() []error { return []error{e.err, errInvalid} }
+
+func invalid(err error) error { return invalidError{err} }
+
+// toStatus maps an error to its gRPC status: the client's mistakes and
+// unknown names are told apart from the server's failures, and a corrupt
+// SSTable is DATA_LOSS naming the file, component and offset.
+func toStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := status.FromError(err); ok {
+		return err
+	}
+	var corrupt *sstable.CorruptionError
+	switch {
+	case errors.Is(err, errInvalid):
+		return status.Error(codes.InvalidArgument, err.Error())
+	case errors.Is(err, errNotFound):
+		return status.Error(codes.NotFound, err.Error())
+	case errors.Is(err, errShed):
+		return status.Error(codes.Unavailable, err.Error())
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, err.Error())
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, err.Error())
+	case errors.As(err, &corrupt):
+		return status.Error(codes.DataLoss, err.Error())
+	}
+	return status.Error(codes.Internal, err.Error())
+}

@@ -1,0 +1,77 @@
+package flightserver
+
+import (
+	"math/bits"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// poolAllocator is an Arrow allocator that recycles buffers by
+// power-of-two size class. A stream's builders hand their buffers to
+// each record batch and the batch frees them once sent, so the next batch
+// reuses the same memory instead of allocating megabytes per batch: the
+// scan profile before it showed a quarter of the CPU in the garbage
+// collector (write barriers, clearing, scanning) driven by that churn.
+// arrow-go's own allocators either do not pool (GoAllocator) or need cgo
+// (mallocator).
+type poolAllocator struct {
+	fresh *memory.GoAllocator
+	pools [maxClass + 1]sync.Pool
+}
+
+const (
+	minClass = 6  // 64 B
+	maxClass = 26 // 64 MiB; larger buffers are not pooled
+)
+
+func newPoolAllocator() *poolAllocator { return &poolAllocator{fresh: memory.NewGoAllocator()} }
+
+func sizeClass(n int) int {
+	if n <= 1<<minClass {
+		return minClass
+	}
+	return bits.Len(uint(n - 1))
+}
+
+// Allocate returns zeroed memory of the given size, 64-byte aligned as
+// GoAllocator's is.
+func (p *poolAllocator) Allocate(size int) []byte {
+	c := sizeClass(size)
+	if c > maxClass {
+		return p.fresh.Allocate(size)
+	}
+	if v := p.pools[c].Get(); v != nil {
+		b := (*v.(*[]byte))[:size]
+		clear(b)
+		return b
+	}
+	return p.fresh.Allocate(1 << c)[:size]
+}
+
+// Reallocate grows in place within the size class, else moves.
+func (p *poolAllocator) Reallocate(size int, b []byte) []byte {
+	if size <= cap(b) {
+		old := len(b)
+		b = b[:size]
+		if size > old {
+			clear(b[old:])
+		}
+		return b
+	}
+	nb := p.Allocate(size)
+	copy(nb, b)
+	p.Free(b)
+	return nb
+}
+
+// Free recycles a buffer this allocator made (its capacity is a size
+// class); others are left to the garbage collector.
+func (p *poolAllocator) Free(b []byte) {
+	c := cap(b)
+	if c < 1<<minClass || c&(c-1) != 0 || sizeClass(c) > maxClass {
+		return
+	}
+	b = b[:c]
+	p.pools[sizeClass(c)].Put(&b)
+}

@@ -1,0 +1,230 @@
+package flightserver
+
+import (
+	"context"
+	"crypto/subtle"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
+	"github.com/sstable-flight/sstable-flight/snapshot"
+)
+
+// Config configures a Server. Zero values take the defaults noted.
+type Config struct {
+	DataDir string       // Cassandra layout: <keyspace>/<table>-<id>/
+	Schemas SchemaSource // default: schema.cql beside the SSTables, else their headers
+	// MaxStreams bounds concurrent DoGet streams (default: 2 per CPU of
+	// the process' quota, GOMAXPROCS); AdmissionWait is how long a stream
+	// beyond it waits before UNAVAILABLE (default 2 s).
+	MaxStreams    int
+	AdmissionWait time.Duration
+	// BatchRows and BatchBytes bound each record batch (defaults 32768
+	// rows and 2 MiB of value bytes, which keeps IPC messages under
+	// gRPC's 4 MiB default receive limit).
+	BatchRows  int
+	BatchBytes int
+	// TLS: a certificate and key enable TLS; a client CA adds mTLS.
+	TLSCert, TLSKey, ClientCA string
+	// AuthToken, when set, is required as "authorization: Bearer <token>"
+	// on every RPC but the health check.
+	AuthToken string
+	Logger    *slog.Logger
+	Allocator memory.Allocator
+	Now       func() time.Time // read time for TTLs; default time.Now
+}
+
+func (c *Config) defaults() {
+	if c.MaxStreams <= 0 {
+		c.MaxStreams = 2 * runtime.GOMAXPROCS(0)
+	}
+	if c.AdmissionWait <= 0 {
+		c.AdmissionWait = 2 * time.Second
+	}
+	if c.BatchRows <= 0 {
+		c.BatchRows = 32768
+	}
+	if c.BatchBytes <= 0 {
+		c.BatchBytes = 2 << 20
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if c.Allocator == nil {
+		c.Allocator = newPoolAllocator()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Schemas == nil {
+		c.Schemas = NewCatalogSchemas(catalog.New(catalog.Options{}))
+	}
+}
+
+// Server is the Flight server and its admin endpoint.
+type Server struct {
+	cfg    Config
+	svc    *service
+	grpc   *grpc.Server
+	health *health.Server
+	admin  *http.Server
+}
+
+// New builds a server over cfg.DataDir; Serve starts it.
+func New(cfg Config) (*Server, error) {
+	cfg.defaults()
+	if st, err := os.Stat(cfg.DataDir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("start server: data directory %q: not a readable directory", cfg.DataDir)
+	}
+	adm := newAdmission(cfg.MaxStreams, cfg.AdmissionWait)
+	m := newMetrics(adm)
+	svc := &service{cfg: cfg, mem: cfg.Allocator, adm: adm, metrics: m, log: cfg.Logger}
+	svc.tables = &tables{dataDir: cfg.DataDir, lister: snapshot.NewLister(cfg.DataDir), schemas: cfg.Schemas, built: map[string]*table{},
+		readers: newReaderCache(m.readersOpened, m.cacheLookup)}
+
+	opts := []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(svc.unaryInterceptor),
+		grpc.ChainStreamInterceptor(svc.streamInterceptor),
+	}
+	if cfg.TLSCert != "" {
+		tc, err := tlsConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, grpc.Creds(credentials.NewTLS(tc)))
+	}
+	s := &Server{cfg: cfg, svc: svc, grpc: grpc.NewServer(opts...), health: health.NewServer()}
+	flight.RegisterFlightServiceServer(s.grpc, svc)
+	healthpb.RegisterHealthServer(s.grpc, s.health)
+
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	s.admin = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	return s, nil
+}
+
+func tlsConfig(cfg Config) (*tls.Config, error) {
+	cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
+	if err != nil {
+		return nil, fmt.Errorf("load TLS key pair: %w", err)
+	}
+	tc := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	if cfg.ClientCA != "" {
+		pem, err := os.ReadFile(cfg.ClientCA)
+		if err != nil {
+			return nil, fmt.Errorf("read client CA: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("read client CA %s: no PEM certificate", cfg.ClientCA)
+		}
+		tc.ClientCAs, tc.ClientAuth = pool, tls.RequireAndVerifyClientCert
+	}
+	return tc, nil
+}
+
+// Serve serves Flight on lis until Shutdown.
+func (s *Server) Serve(lis net.Listener) error {
+	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	s.cfg.Logger.Info("serving Flight", "addr", lis.Addr().String(), "data_dir", s.cfg.DataDir, "max_streams", s.cfg.MaxStreams)
+	return s.grpc.Serve(lis)
+}
+
+// ServeAdmin serves /metrics and /debug/pprof on lis until Shutdown.
+func (s *Server) ServeAdmin(lis net.Listener) error {
+	err := s.admin.Serve(lis)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown drains: health turns NOT_SERVING, new RPCs are refused,
+// running streams finish until ctx ends, then the rest are cut.
+func (s *Server) Shutdown(ctx context.Context) {
+	s.health.Shutdown()
+	done := make(chan struct{})
+	go func() {
+		s.grpc.GracefulStop()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		s.grpc.Stop()
+		<-done
+	}
+	s.admin.Shutdown(ctx)
+	s.svc.tables.readers.close()
+}
+
+// authorize checks the bearer token, when one is configured.
+func (s *service) authorize(ctx context.Context, method string) error {
+	if s.cfg.AuthToken == "" || strings.HasPrefix(method, "/grpc.health.") {
+		return nil
+	}
+	md, _ := metadata.FromIncomingContext(ctx)
+	for _, v := range md.Get("authorization") {
+		tok, ok := strings.CutPrefix(v, "Bearer ")
+		if ok && subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.AuthToken)) == 1 {
+			return nil
+		}
+	}
+	return status.Error(codes.Unauthenticated, "a valid bearer token is required")
+}
+
+func rpcName(method string) string { return method[strings.LastIndexByte(method, '/')+1:] }
+
+func (s *service) observe(method string, start time.Time, err error) error {
+	err = toStatus(err)
+	name := rpcName(method)
+	s.metrics.requests.WithLabelValues(name, status.Code(err).String()).Inc()
+	s.metrics.latency.WithLabelValues(name).Observe(time.Since(start).Seconds())
+	if err != nil && status.Code(err) != codes.Canceled && status.Code(err) != codes.NotFound && status.Code(err) != codes.InvalidArgument {
+		s.log.Warn("rpc failed", "rpc", name, "err", err)
+	}
+	return err
+}
+
+func (s *service) unaryInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+	start := time.Now()
+	if err := s.authorize(ctx, info.FullMethod); err != nil {
+		return nil, s.observe(info.FullMethod, start, err)
+	}
+	resp, err := h(ctx, req)
+	return resp, s.observe(info.FullMethod, start, err)
+}
+
+func (s *service) streamInterceptor(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+	start := time.Now()
+	if err := s.authorize(ss.Context(), info.FullMethod); err != nil {
+		return s.observe(info.FullMethod, start, err)
+	}
+	return s.observe(info.FullMethod, start, h(srv, ss))
+}

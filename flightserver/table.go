@@ -1,0 +1,110 @@
+package flightserver
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
+	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
+	"github.com/sstable-flight/sstable-flight/reconcile"
+	"github.com/sstable-flight/sstable-flight/snapshot"
+	"github.com/sstable-flight/sstable-flight/sstable/marshal"
+)
+
+// table is what serving one table needs: its directory, its schema as
+// the catalog gives it, the reconcile table and the Arrow schema, with
+// the output columns in CQL's SELECT * order.
+type table struct {
+	keyspace, name string
+	dir            snapshot.TableDir
+	cat            *catalog.Table
+	rt             *reconcile.Table
+	columns        []column
+	byName         map[string]int
+	keyTypes       []*marshal.Type // partition key components
+	keyComponents  int
+	clustering     []*marshal.Type
+	schema         *arrow.Schema
+}
+
+type column struct {
+	spec  arrowenc.ColumnSpec
+	from  int // fromKey, fromClustering, fromValue
+	index int
+}
+
+func newTable(td snapshot.TableDir, cat *catalog.Table) (*table, error) {
+	t := &table{keyspace: td.Keyspace, name: td.Table, dir: td, cat: cat, rt: cat.Reconcile(), byName: map[string]int{}}
+	valueIndex := map[string]int{}
+	for i, c := range t.rt.Columns {
+		valueIndex[c.Name] = i
+	}
+	var specs []arrowenc.ColumnSpec
+	for _, c := range cat.Columns {
+		col := column{spec: arrowenc.ColumnSpec{Name: c.Name, Type: c.Type, Kind: c.Kind.String(), Position: c.Position, Desc: c.Desc}}
+		switch c.Kind {
+		case catalog.PartitionKey:
+			col.from, col.index = fromKey, c.Position
+			t.keyComponents++
+		case catalog.Clustering:
+			col.from, col.index = fromClustering, c.Position
+			t.clustering = append(t.clustering, c.Type)
+		default:
+			i, ok := valueIndex[c.Name]
+			if !ok {
+				return nil, fmt.Errorf("build table %s.%s: column %q is not in the reconcile table", td.Keyspace, td.Table, c.Name)
+			}
+			col.from, col.index = fromValue, i
+		}
+		t.byName[c.Name] = len(t.columns)
+		t.columns = append(t.columns, col)
+		specs = append(specs, col.spec)
+	}
+	t.keyTypes = make([]*marshal.Type, t.keyComponents)
+	for _, c := range t.columns {
+		if c.from == fromKey {
+			t.keyTypes[c.index] = c.spec.Type
+		}
+	}
+	var err error
+	if t.schema, err = arrowenc.Schema(specs); err != nil {
+		return nil, fmt.Errorf("build table %s.%s: %w", td.Keyspace, td.Table, err)
+	}
+	return t, nil
+}
+
+// projection maps column names to column indexes; nil names is every
+// column in SELECT * order.
+func (t *table) projection(names []string) ([]int, error) {
+	if len(names) == 0 {
+		out := make([]int, len(t.columns))
+		for i := range out {
+			out[i] = i
+		}
+		return out, nil
+	}
+	out := make([]int, 0, len(names))
+	seen := map[string]bool{}
+	for _, n := range names {
+		i, ok := t.byName[n]
+		if !ok {
+			return nil, fmt.Errorf("project %s.%s: no column %q", t.keyspace, t.name, n)
+		}
+		if seen[n] {
+			return nil, fmt.Errorf("project %s.%s: column %q twice", t.keyspace, t.name, n)
+		}
+		seen[n] = true
+		out = append(out, i)
+	}
+	return out, nil
+}
+
+func (t *table) projectedSchema(projection []int) (*arrow.Schema, error) {
+	fields := make([]arrow.Field, len(projection))
+	for i, ci := range projection {
+		fields[i] = t.schema.Field(ci)
+	}
+	md := t.schema.Metadata()
+	return arrow.NewSchema(fields, &md), nil
+}
