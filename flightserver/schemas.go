@@ -61,6 +61,20 @@ func (cs *CatalogSchemas) TableSchema(ctx context.Context, td snapshot.TableDir,
 	return t, nil
 }
 
+// TableID is the table's id in Cassandra's schema, if the catalog has
+// read it.
+func (cs *CatalogSchemas) TableID(keyspace, table string) (string, bool) {
+	sch := cs.cat.Schema()
+	if sch == nil {
+		return "", false
+	}
+	t, ok := sch.Lookup(keyspace, table)
+	if !ok || t.ID == "" {
+		return "", false
+	}
+	return t.ID, true
+}
+
 // Refresh reads Cassandra's schema now.
 func (cs *CatalogSchemas) Refresh(ctx context.Context) error { return cs.cat.Refresh(ctx) }
 

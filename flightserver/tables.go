@@ -61,8 +61,33 @@ func (ts *tables) acquire(ctx context.Context, keyspace, name string) (*lease, e
 	if len(dirs) == 0 {
 		return nil, fmt.Errorf("find table %s.%s: %w", keyspace, name, errNotFound)
 	}
-	td := newestDir(dirs)
+	td := ts.pickDir(keyspace, name, dirs)
 	return ts.acquireDir(ctx, td)
+}
+
+// tableIDs is a SchemaSource that knows the current id of a table (from
+// Cassandra's schema), which names its directory.
+type tableIDs interface {
+	TableID(keyspace, table string) (string, bool)
+}
+
+// pickDir chooses among the directories of a table that was dropped and
+// re-created (Cassandra leaves the old one, with its snapshots): the one
+// named by the table's current id when the schema source knows it, else
+// one holding SSTables.
+func (ts *tables) pickDir(keyspace, name string, dirs []snapshot.TableDir) snapshot.TableDir {
+	if len(dirs) > 1 {
+		if ids, ok := ts.schemas.(tableIDs); ok {
+			if id, ok := ids.TableID(keyspace, name); ok {
+				for _, d := range dirs {
+					if d.ID == id {
+						return d
+					}
+				}
+			}
+		}
+	}
+	return newestDir(dirs)
 }
 
 func (ts *tables) acquireDir(ctx context.Context, td snapshot.TableDir) (*lease, error) {

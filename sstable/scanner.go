@@ -2,6 +2,7 @@ package sstable
 
 import (
 	"bytes"
+	"math"
 )
 
 // Scanner walks Data.db sequentially: partitions in token order, and the
@@ -59,10 +60,11 @@ func (r *Reader) ScanRange(start, end int64) (*Scanner, error) {
 	}
 	var segs []segment
 	switch {
-	case start == end:
+	case start == end, start == math.MinInt64 && end == math.MaxInt64:
+		// (min, max] is the whole ring too: Murmur3 never yields MinInt64.
 		segs = []segment{{fromMin: true, toMax: true}}
 	case start < end:
-		segs = []segment{{after: start, upTo: end}}
+		segs = []segment{{after: start, upTo: end, fromMin: start == math.MinInt64, toMax: end == math.MaxInt64}}
 	default:
 		segs = []segment{{after: start, toMax: true}, {fromMin: true, upTo: end}}
 	}
@@ -77,7 +79,7 @@ func (r *Reader) ScanRange(start, end int64) (*Scanner, error) {
 		segs[i].start, segs[i].check = pos, c
 	}
 	s := r.Scan()
-	if start == end {
+	if segs[0].fromMin && segs[0].toMax {
 		// The whole ring: nothing to position or filter, so no token to
 		// compute per partition.
 		return s, nil
