@@ -1,8 +1,27 @@
 // Package loadgen is the server-direct measurement rig behind
-// cmd/flight-loadgen: keyed point reads of real partition keys, slices,
-// scans and mixes, in closed-loop ramps or open-loop fixed rates, with the
-// same shapes run through Cassandra's CQL path for a ratio from one run.
+// cmd/flight-loadgen. It drives the Flight server with one query shape
+// (point, in, limit, scan, range) in closed-loop concurrency ramps or at an
+// open-loop fixed rate, records latencies in HDR histograms, scrapes the
+// server's /metrics for its RSS and CPU during each step, and can run the
+// same shape over the same keys through Cassandra's CQL path so that every
+// figure comes with a ratio from one run.
 //
 // It talks to the server only through Flight (and to Cassandra only through
 // CQL), so what it measures is what users get.
+//
+// Files, one job each:
+//
+//	config.go     Config, defaults and checks
+//	flight.go     the Flight client: dialing, bearer token, reading streams
+//	schema.go     the table's partition key, from the Flight schema's metadata
+//	literal.go    Arrow key values back to JSON command literals and CQL values
+//	sample.go     the seeded sample of real partition keys
+//	plan.go       what op i reads: the same for both arms, from the seed
+//	target.go     the Flight arm: one op of each shape
+//	cql.go        the CQL arm: the same ops through gocql
+//	recorder.go   per-worker histograms and counters, merged into a Step
+//	step.go       one step: closed loop or open loop, warm-up, drain
+//	scrape.go     the server's Prometheus metrics
+//	report.go     the terminal table, ratio lines, JSONL and CSV
+//	run.go        Run: the whole ramp, both arms
 package loadgen

@@ -1,0 +1,104 @@
+// Command flight-loadgen measures an sstable-flight server directly over
+// Flight (no query engine in the way) and, with --compare-cql, the same
+// ops through a Cassandra node's CQL path, printing a ratio for each
+// figure. The work is in package loadgen; this file is flags only.
+//
+//	go run ./cmd/flight-loadgen --addr 127.0.0.1:8815 --table corpus.many --shape point --ramp 1,4 --step 10s
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/sstable-flight/sstable-flight/loadgen"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "flight-loadgen:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var cfg loadgen.Config
+	flag.StringVar(&cfg.Addr, "addr", "127.0.0.1:8815", "Flight server host:port")
+	table := flag.String("table", "", "keyspace.table to read (required)")
+	flag.StringVar(&cfg.Shape, "shape", loadgen.ShapePoint, "op shape: "+strings.Join(loadgen.Shapes, ", "))
+	ramp := flag.String("ramp", "1,4", "concurrency of each step (open loop: most ops in flight)")
+	flag.DurationVar(&cfg.Step, "step", loadgen.DefaultStep, "measured time per step")
+	flag.DurationVar(&cfg.Warmup, "warmup", loadgen.DefaultWarmup, "unrecorded run before each step")
+	flag.Float64Var(&cfg.Rate, "rate", 0, "open loop: ops/s, latency from each op's intended start (0: closed loop)")
+	flag.DurationVar(&cfg.Drain, "drain", 0, "how long ops started in a step may run past it before they are cancelled (0: 30s)")
+	flag.Uint64Var(&cfg.Seed, "seed", 1, "seed of the key sample, key choice and token ranges")
+	flag.IntVar(&cfg.Keys, "keys", 10_000, "partition keys to sample for point and in")
+	flag.IntVar(&cfg.K, "k", 10, "keys per op (in), rows per op (limit)")
+	flag.IntVar(&cfg.ScanSplits, "scan-splits", 4, "endpoints per scan op, read concurrently (also used to sample keys)")
+	flag.IntVar(&cfg.RangeFraction, "range-fraction", 64, "a range op reads 1/N of the token ring")
+	flag.IntVar(&cfg.Fanout, "fanout", 0, "most concurrent DoGets within one op (0: every endpoint at once)")
+	flag.StringVar(&cfg.MetricsURL, "metrics", "http://127.0.0.1:9102/metrics", "the server's Prometheus endpoint for its RSS and CPU (empty: none)")
+	flag.StringVar(&cfg.Token, "token", "", "bearer token for the Flight server (default: env SSTF_AUTH_TOKEN)")
+	flag.StringVar(&cfg.CompareCQL, "compare-cql", "", "Cassandra host:port: run the same ops through CQL and print ratios")
+	flag.StringVar(&cfg.CQLUser, "cql-user", "", "CQL user for --compare-cql (password from env SSTF_CASSANDRA_PASSWORD)")
+	flag.IntVar(&cfg.CQLPageSize, "cql-page-size", 5000, "CQL page size")
+	jsonl := flag.String("out-jsonl", "", "write one JSON object per step to this file")
+	csvPath := flag.String("out-csv", "", "write one CSV row per step to this file")
+	quiet := flag.Bool("quiet", false, "no progress line on stderr")
+	flag.Parse()
+	if flag.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", flag.Args())
+	}
+
+	var err error
+	if *table == "" {
+		return errors.New("--table keyspace.table is required")
+	}
+	if cfg.Keyspace, cfg.Table, err = loadgen.ParseTable(*table); err != nil {
+		return err
+	}
+	if cfg.Ramp, err = loadgen.ParseRamp(*ramp); err != nil {
+		return err
+	}
+	if cfg.Token == "" {
+		cfg.Token = os.Getenv("SSTF_AUTH_TOKEN")
+	}
+	cfg.CQLPassword = os.Getenv("SSTF_CASSANDRA_PASSWORD")
+	cfg.Out = os.Stdout
+	if !*quiet {
+		cfg.Progress = os.Stderr
+	}
+	var files []*os.File
+	for _, o := range []struct {
+		path string
+		dst  *io.Writer
+	}{{*jsonl, &cfg.JSONL}, {*csvPath, &cfg.CSV}} {
+		if o.path == "" {
+			continue
+		}
+		f, err := os.Create(o.path)
+		if err != nil {
+			return fmt.Errorf("create output: %w", err)
+		}
+		defer f.Close() // after an error; the normal path closes below
+		files = append(files, f)
+		*o.dst = f
+	}
+
+	// Ctrl-C ends the run after the step in progress, with its results.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	_, runErr := loadgen.Run(ctx, cfg)
+	for _, f := range files {
+		if err := f.Close(); err != nil && runErr == nil {
+			runErr = fmt.Errorf("close output: %w", err)
+		}
+	}
+	return runErr
+}

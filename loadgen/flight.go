@@ -1,0 +1,148 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+)
+
+// Result is what one op read.
+type Result struct {
+	Rows  int64
+	Bytes int64 // Arrow buffer bytes (Flight) or serialized value bytes (CQL)
+}
+
+func (r *Result) add(o Result) { r.Rows += o.Rows; r.Bytes += o.Bytes }
+
+// dialFlight opens one client connection for all workers: a Flight
+// client multiplexes streams over one HTTP/2 connection, as pyarrow and
+// the Trino connector do. The caller's dial options (a test's delaying
+// interceptor) come after ours.
+func dialFlight(cfg *Config) (flight.Client, error) {
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+	if cfg.Token != "" {
+		opts = append(opts, bearer(cfg.Token)...)
+	}
+	opts = append(opts, cfg.DialOptions...)
+	c, err := flight.NewClientWithMiddleware(cfg.Addr, nil, nil, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("dial flight server %s: %w", cfg.Addr, err)
+	}
+	return c, nil
+}
+
+// bearer adds "authorization: Bearer <token>" to every call. Interceptors
+// rather than per-RPC credentials: gRPC refuses those without TLS.
+func bearer(token string) []grpc.DialOption {
+	add := func(ctx context.Context) context.Context {
+		return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
+	}
+	return []grpc.DialOption{
+		grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, inv grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+			return inv(add(ctx), method, req, reply, cc, opts...)
+		}),
+		grpc.WithChainStreamInterceptor(func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, s grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+			return s(add(ctx), desc, cc, method, opts...)
+		}),
+	}
+}
+
+// readStream reads one endpoint to its end, counting rows and Arrow
+// buffer bytes; the batches are released as they come, as a client that
+// consumes them would.
+func readStream(ctx context.Context, c flight.Client, t *flight.Ticket) (Result, error) {
+	var res Result
+	stream, err := c.DoGet(ctx, t)
+	if err != nil {
+		return res, fmt.Errorf("do get: %w", err)
+	}
+	rd, err := flight.NewRecordReader(stream, ipc.WithAllocator(memory.DefaultAllocator))
+	if err != nil {
+		return res, fmt.Errorf("read stream schema: %w", err)
+	}
+	defer rd.Release()
+	for rd.Next() {
+		rec := rd.RecordBatch()
+		res.Rows += rec.NumRows()
+		res.Bytes += recordBytes(rec)
+	}
+	if err := rd.Err(); err != nil {
+		return res, fmt.Errorf("read stream: %w", err)
+	}
+	return res, nil
+}
+
+// readEndpoints reads every endpoint of an op, at most fanout at once
+// (0: all at once). The first failure cancels the others and is the op's
+// error: an op either reads everything or counts as failed.
+func readEndpoints(ctx context.Context, c flight.Client, eps []*flight.FlightEndpoint, fanout int) (Result, error) {
+	if len(eps) == 1 {
+		return readStream(ctx, c, eps[0].Ticket)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if fanout <= 0 || fanout > len(eps) {
+		fanout = len(eps)
+	}
+	var (
+		mu    sync.Mutex
+		total Result
+		first error
+		wg    sync.WaitGroup
+	)
+	sem := make(chan struct{}, fanout)
+	for _, ep := range eps {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			r, err := readStream(ctx, c, ep.Ticket)
+			mu.Lock()
+			defer mu.Unlock()
+			total.add(r)
+			// A stream cancelled because another failed is not the cause.
+			if err != nil && (first == nil || isCancel(first) && !isCancel(err)) {
+				first = err
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	return total, first
+}
+
+func isCancel(err error) bool {
+	return errors.Is(err, context.Canceled) || codeOf(err) == "Canceled"
+}
+
+// recordBytes is the size of a batch's Arrow buffers, children included:
+// the same measure as the server's sstf_bytes_out_total.
+func recordBytes(rec arrow.RecordBatch) int64 {
+	var n int64
+	for _, c := range rec.Columns() {
+		n += dataBytes(c.Data())
+	}
+	return n
+}
+
+func dataBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += dataBytes(c)
+	}
+	return n
+}

@@ -1,0 +1,92 @@
+package loadgen
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Report is a whole run: the table, the key sample, and each arm's steps
+// in ramp order.
+type Report struct {
+	Schema *TableSchema
+	Sample *Sample // nil for shapes that read no keys
+	Flight []Step
+	CQL    []Step // empty without CompareCQL
+}
+
+// Run samples keys when the shape needs them, runs the ramp against the
+// Flight server and then, with CompareCQL, the same ramp over the same
+// ops through CQL, writing each step as it ends. A cancelled ctx ends the
+// run after the step in progress, with what was measured and ctx's error.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	cfg.defaults()
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	fc, err := dialFlight(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer fc.Close()
+	rep := &Report{}
+	if rep.Schema, err = loadSchema(ctx, fc, cfg.Keyspace, cfg.Table); err != nil {
+		return nil, err
+	}
+	p := &plan{seed: cfg.Seed, k: cfg.K, fraction: cfg.RangeFraction}
+	if cfg.Shape == ShapePoint || cfg.Shape == ShapeIn {
+		t0 := time.Now()
+		if rep.Sample, err = SampleKeys(ctx, fc, rep.Schema, cfg.Keys, cfg.ScanSplits, cfg.Seed); err != nil {
+			return nil, err
+		}
+		p.keys = rep.Sample.Keys
+		fmt.Fprintf(cfg.Out, "sampled %d of %d partitions of %s.%s (%d rows scanned, %d keys skipped) in %.1fs\n",
+			len(p.keys), rep.Sample.Partitions, cfg.Keyspace, cfg.Table, rep.Sample.Rows, rep.Sample.Skipped, time.Since(t0).Seconds())
+	}
+	ft, err := newFlightTarget(fc, rep.Schema, &cfg, p)
+	if err != nil {
+		return nil, err
+	}
+	out := newReporter(&cfg)
+	sc := newScraper(cfg.MetricsURL)
+	defer sc.close()
+	if rep.Flight, err = runRamp(ctx, &cfg, ft, sc, out); err != nil {
+		return rep, err
+	}
+	if cfg.CompareCQL == "" {
+		return rep, nil
+	}
+	s, err := newCQLSession(&cfg)
+	if err != nil {
+		return rep, err
+	}
+	defer s.Close()
+	ct, err := newCQLTarget(s, rep.Schema, &cfg, p)
+	if err != nil {
+		return rep, err
+	}
+	// No server figures for the CQL arm: --metrics is the Flight server's.
+	rep.CQL, err = runRamp(ctx, &cfg, ct, nil, out)
+	out.ratios(rep.Flight, rep.CQL)
+	return rep, err
+}
+
+// runRamp runs every step of the ramp against one target.
+func runRamp(ctx context.Context, cfg *Config, tg Target, sc *scraper, out *reporter) ([]Step, error) {
+	out.header(tg.Arm())
+	var steps []Step
+	for i, conc := range cfg.Ramp {
+		if err := ctx.Err(); err != nil {
+			return steps, fmt.Errorf("run %s ramp: %w", tg.Arm(), err)
+		}
+		s := runStep(ctx, cfg, tg, sc, i, conc)
+		steps = append(steps, s)
+		if err := out.step(s); err != nil {
+			return steps, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return steps, fmt.Errorf("run %s ramp: %w", tg.Arm(), err)
+	}
+	return steps, nil
+}

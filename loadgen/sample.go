@@ -1,0 +1,142 @@
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Key is one sampled partition key in both arms' forms.
+type Key struct {
+	JSON json.RawMessage // {"col": literal, ...}: one element of a command's "keys"
+	CQL  []any           // bind values in partition key order
+}
+
+// Sample is the outcome of sampling: the keys, and what was scanned.
+type Sample struct {
+	Keys       []Key
+	Partitions int64 // distinct partitions seen
+	Rows       int64 // rows scanned
+	Skipped    int64 // partitions whose key a command cannot name (null)
+}
+
+// sampleStream separates the sampler's random stream from the ops'.
+const sampleStream = 1 << 62
+
+// SampleKeys reads the partition key columns of the whole table through
+// the server (a projection, so only key columns cross the wire) and keeps
+// a uniform random sample of up to n distinct partition keys: real keys,
+// so point reads hit partitions that exist and the server computes their
+// tokens, rather than random token ranges standing in for keys.
+//
+// Endpoints are read one after another in token order, so the same seed
+// over the same data gives the same sample.
+func SampleKeys(ctx context.Context, c flight.Client, s *TableSchema, n int, splits int, seed uint64) (*Sample, error) {
+	cmd := map[string]any{"version": 1, "keyspace": s.Keyspace, "table": s.Table, "columns": s.KeyNames(), "splits": splits}
+	body, err := json.Marshal(cmd)
+	if err != nil {
+		return nil, fmt.Errorf("sample keys: %w", err)
+	}
+	info, err := c.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: body})
+	if err != nil {
+		return nil, fmt.Errorf("sample keys of %s.%s: plan: %w", s.Keyspace, s.Table, err)
+	}
+	rng := rand.New(rand.NewPCG(seed, sampleStream))
+	out := &Sample{}
+	var prev []byte
+	for _, ep := range info.Endpoint {
+		err := eachKeyRow(ctx, c, ep.Ticket, s, func(lit []byte, vals []any, null bool) {
+			out.Rows++
+			// Rows come in token order, then clustering order: the rows
+			// of one partition are adjacent and never span endpoints.
+			if bytes.Equal(lit, prev) {
+				return
+			}
+			prev = append(prev[:0], lit...)
+			if null {
+				out.Skipped++
+				return
+			}
+			// Reservoir sampling (algorithm R): each partition ends up
+			// kept with probability n/partitions.
+			seen := out.Partitions
+			out.Partitions++
+			k := Key{JSON: append(json.RawMessage{}, lit...), CQL: vals}
+			if seen < int64(n) {
+				out.Keys = append(out.Keys, k)
+			} else if j := rng.Int64N(seen + 1); j < int64(n) {
+				out.Keys[j] = k
+			}
+		})
+		if err != nil {
+			return nil, fmt.Errorf("sample keys of %s.%s: %w", s.Keyspace, s.Table, err)
+		}
+	}
+	if len(out.Keys) == 0 {
+		return nil, fmt.Errorf("sample keys of %s.%s: the table has no partition a command can name (%d rows, %d skipped)", s.Keyspace, s.Table, out.Rows, out.Skipped)
+	}
+	return out, nil
+}
+
+// eachKeyRow calls f with each row's key as a JSON object and as CQL
+// values; null reports a key with a null component (vals is then nil).
+func eachKeyRow(ctx context.Context, c flight.Client, t *flight.Ticket, s *TableSchema, f func(lit []byte, vals []any, null bool)) error {
+	stream, err := c.DoGet(ctx, t)
+	if err != nil {
+		return fmt.Errorf("do get: %w", err)
+	}
+	rd, err := flight.NewRecordReader(stream, ipc.WithAllocator(memory.DefaultAllocator))
+	if err != nil {
+		return fmt.Errorf("read stream schema: %w", err)
+	}
+	defer rd.Release()
+	names := make([][]byte, len(s.Key))
+	for i, k := range s.Key {
+		names[i], _ = json.Marshal(k.Name)
+	}
+	var lit []byte
+	for rd.Next() {
+		rec := rd.RecordBatch()
+		cols := make([]int, len(s.Key))
+		for i, k := range s.Key {
+			idx := rec.Schema().FieldIndices(k.Name)
+			if len(idx) != 1 {
+				return fmt.Errorf("stream has no column %q", k.Name)
+			}
+			cols[i] = idx[0]
+		}
+		for r := 0; r < int(rec.NumRows()); r++ {
+			lit = append(lit[:0], '{')
+			vals := make([]any, len(s.Key))
+			null := false
+			for i, k := range s.Key {
+				l, v, err := keyValue(k.CQLType, rec.Column(cols[i]), r)
+				if err == errNullKey {
+					null, l = true, json.RawMessage("null")
+				} else if err != nil {
+					return fmt.Errorf("column %s: %w", k.Name, err)
+				}
+				if i > 0 {
+					lit = append(lit, ',')
+				}
+				lit = append(append(append(lit, names[i]...), ':'), l...)
+				vals[i] = v
+			}
+			lit = append(lit, '}')
+			if null {
+				vals = nil
+			}
+			f(lit, vals, null)
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return fmt.Errorf("read stream: %w", err)
+	}
+	return nil
+}
