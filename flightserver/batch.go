@@ -51,12 +51,8 @@ type batcher struct {
 }
 
 func newBatcher(mem memory.Allocator, tbl *table, projection []int, maxRows, maxBytes int) (*batcher, error) {
-	schema, err := tbl.projectedSchema(projection)
-	if err != nil {
-		return nil, err
-	}
 	b := &batcher{
-		rb:        array.NewRecordBuilder(mem, schema),
+		rb:        array.NewRecordBuilder(mem, tbl.projectedSchema(projection)),
 		composite: tbl.keyComponents > 1,
 		keyParts:  make([][]byte, tbl.keyComponents),
 		maxRows:   maxRows,
@@ -105,24 +101,33 @@ func (b *batcher) add(r *reconcile.Row) (full bool, err error) {
 	return b.rows >= b.maxRows || b.bytes >= b.maxBytes, nil
 }
 
-// splitKey splits a composite partition key (u16 length, bytes, 0x00 per
-// component) without allocating; a single-column key is itself.
+// splitKey splits the row's partition key into its components without
+// allocating; a single-column key is itself.
 func (b *batcher) splitKey(key []byte) error {
 	if !b.composite {
 		b.keyParts[0] = key
 		return nil
 	}
+	return splitComposite(key, b.keyParts)
+}
+
+// splitComposite splits a composite partition key (u16 length, bytes,
+// 0x00 per component) into exactly len(parts) components.
+func splitComposite(key []byte, parts [][]byte) error {
 	rest := key
-	for i := range b.keyParts {
-		if len(rest) < 2 {
-			return fmt.Errorf("split partition key %x: truncated", key)
+	for i := range parts {
+		if len(rest) < 3 {
+			return fmt.Errorf("split partition key %x: fewer than %d components", key, len(parts))
 		}
 		n := int(binary.BigEndian.Uint16(rest))
 		if len(rest) < 2+n+1 {
 			return fmt.Errorf("split partition key %x: truncated", key)
 		}
-		b.keyParts[i] = rest[2 : 2+n]
+		parts[i] = rest[2 : 2+n]
 		rest = rest[2+n+1:]
+	}
+	if len(rest) != 0 {
+		return fmt.Errorf("split partition key %x: more than %d components", key, len(parts))
 	}
 	return nil
 }

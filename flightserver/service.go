@@ -60,12 +60,9 @@ func (s *service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*f
 	defer l.release()
 	proj, err := l.t.projection(c.Columns)
 	if err != nil {
-		return nil, invalid(err)
-	}
-	schema, err := l.t.projectedSchema(proj)
-	if err != nil {
 		return nil, err
 	}
+	schema := l.t.projectedSchema(proj)
 	return &flight.SchemaResult{Schema: flight.SerializeSchema(schema, s.mem)}, nil
 }
 
@@ -89,12 +86,9 @@ func (s *service) plan(ctx context.Context, c *Command, d *flight.FlightDescript
 	defer l.release()
 	proj, err := l.t.projection(c.Columns)
 	if err != nil {
-		return nil, invalid(err)
-	}
-	schema, err := l.t.projectedSchema(proj)
-	if err != nil {
 		return nil, err
 	}
+	schema := l.t.projectedSchema(proj)
 	now := s.cfg.Now().Unix()
 	partitions, rows := estimate(l.readers())
 	perPartition := float64(rows) / math.Max(1, float64(partitions))

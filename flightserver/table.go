@@ -89,10 +89,10 @@ func (t *table) projection(names []string) ([]int, error) {
 	for _, n := range names {
 		i, ok := t.byName[n]
 		if !ok {
-			return nil, fmt.Errorf("project %s.%s: no column %q", t.keyspace, t.name, n)
+			return nil, invalid(fmt.Errorf("project %s.%s: no column %q", t.keyspace, t.name, n))
 		}
 		if seen[n] {
-			return nil, fmt.Errorf("project %s.%s: column %q twice", t.keyspace, t.name, n)
+			return nil, invalid(fmt.Errorf("project %s.%s: column %q twice", t.keyspace, t.name, n))
 		}
 		seen[n] = true
 		out = append(out, i)
@@ -100,11 +100,11 @@ func (t *table) projection(names []string) ([]int, error) {
 	return out, nil
 }
 
-func (t *table) projectedSchema(projection []int) (*arrow.Schema, error) {
+func (t *table) projectedSchema(projection []int) *arrow.Schema {
 	fields := make([]arrow.Field, len(projection))
 	for i, ci := range projection {
 		fields[i] = t.schema.Field(ci)
 	}
 	md := t.schema.Metadata()
-	return arrow.NewSchema(fields, &md), nil
+	return arrow.NewSchema(fields, &md)
 }
