@@ -11,7 +11,7 @@ BENCH   := $(BUILD)/bench
 .PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean
 
 run:
-	$(GO) run ./cmd/sstable-flight
+	$(GO) run ./cmd/sstable-flight --snapshot-dir build/snapshots
 
 deps:
 	@bash deploy/local/install-deps.sh

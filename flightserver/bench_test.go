@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
+	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 
 // benchServer serves the bench dataset (SSTF_BENCH_DIR, from make
@@ -26,7 +27,8 @@ func benchServer(b *testing.B) (flight.Client, string) {
 	if dir == "" {
 		dir, ks = corpusRoot()+"/oa", "corpus"
 	}
-	srv, err := flightserver.New(flightserver.Config{DataDir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv, err := flightserver.New(flightserver.Config{DataDir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Snapshot: snapshot.Config{Mode: snapshot.Live}}) // bench data does not change under the benchmark
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -31,7 +31,12 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 	defer release()
 
 	openStart := time.Now()
-	l, err := s.tables.acquire(ctx, t.Keyspace, t.Table)
+	var l *lease
+	if t.Epoch != "" {
+		l, err = s.tables.acquireEpoch(ctx, t.Keyspace, t.Table, t.Epoch)
+	} else {
+		l, err = s.tables.acquire(ctx, t.Keyspace, t.Table)
+	}
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
@@ -36,6 +37,11 @@ func toStatus(err error) error {
 		return status.Error(codes.InvalidArgument, err.Error())
 	case errors.Is(err, errNotFound):
 		return status.Error(codes.NotFound, err.Error())
+	case errors.Is(err, snapshot.ErrEpochGone):
+		// The ticket's snapshot was retired: plan the query again.
+		return status.Error(codes.Aborted, err.Error())
+	case errors.Is(err, snapshot.ErrClosed):
+		return status.Error(codes.Unavailable, err.Error())
 	case errors.Is(err, errShed):
 		return status.Error(codes.Unavailable, err.Error())
 	case errors.Is(err, context.Canceled):

@@ -102,6 +102,7 @@ func TestStatusCodes(t *testing.T) {
 		{"traversal", `{"v":1,"ks":"../..","t":"etc","range":["0","0"],"now":1}`, codes.NotFound},
 		{"unknown column", `{"v":1,"ks":"corpus","t":"many","cols":["nope"],"range":["0","0"],"now":1}`, codes.InvalidArgument},
 		{"bad composite key", `{"v":1,"ks":"corpus","t":"clustered","key":"AAEx","now":1}`, codes.InvalidArgument},
+		{"retired epoch", `{"v":1,"ks":"corpus","t":"many","range":["0","0"],"now":1,"epoch":"gone-1"}`, codes.Aborted},
 	}
 	for _, c := range ticketCases {
 		err := doGetErr(ctx, ts.client, []byte(c.ticket))

@@ -3,6 +3,8 @@ package flightserver
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 
 // metrics are the server's Prometheus metrics, registered on their own
@@ -11,17 +13,15 @@ import (
 type metrics struct {
 	reg *prometheus.Registry
 
-	requests    *prometheus.CounterVec   // rpc, code
-	latency     *prometheus.HistogramVec // rpc
-	phase       *prometheus.HistogramVec // plan, open, decode, encode, send
-	rowsOut     prometheus.Counter
-	bytesOut    prometheus.Counter
-	sheds       prometheus.Counter
-	openReaders prometheus.Gauge
-	cache       *prometheus.CounterVec // result: hit, miss
+	requests *prometheus.CounterVec   // rpc, code
+	latency  *prometheus.HistogramVec // rpc
+	phase    *prometheus.HistogramVec // plan, open, decode, encode, send
+	rowsOut  prometheus.Counter
+	bytesOut prometheus.Counter
+	sheds    prometheus.Counter
 }
 
-func newMetrics(adm *admission) *metrics {
+func newMetrics(adm *admission, snaps *snapshot.Manager) *metrics {
 	m := &metrics{reg: prometheus.NewRegistry()}
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sstf_requests_total", Help: "Flight RPCs by method and gRPC status code.",
@@ -38,28 +38,43 @@ func newMetrics(adm *admission) *metrics {
 	m.rowsOut = prometheus.NewCounter(prometheus.CounterOpts{Name: "sstf_rows_out_total", Help: "Rows sent in DoGet streams."})
 	m.bytesOut = prometheus.NewCounter(prometheus.CounterOpts{Name: "sstf_bytes_out_total", Help: "Arrow buffer bytes sent in DoGet streams."})
 	m.sheds = prometheus.NewCounter(prometheus.CounterOpts{Name: "sstf_sheds_total", Help: "DoGet streams refused with UNAVAILABLE after waiting for a slot."})
-	m.openReaders = prometheus.NewGauge(prometheus.GaugeOpts{Name: "sstf_open_readers", Help: "Open SSTable readers."})
-	m.cache = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "sstf_reader_cache_total", Help: "Reader set lookups: hit (the table's SSTables were open) or miss (opened).",
-	}, []string{"result"})
 	active := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_streams_active", Help: "DoGet streams holding a slot."},
 		func() float64 { return float64(adm.active.Load()) })
 	waiting := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_streams_waiting", Help: "DoGet streams waiting for a slot."},
 		func() float64 { return float64(adm.waiting.Load()) })
 	slots := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_streams_max", Help: "DoGet stream slots."},
 		func() float64 { return float64(cap(adm.slots)) })
-	m.reg.MustRegister(m.requests, m.latency, m.phase, m.rowsOut, m.bytesOut, m.sheds, m.openReaders, m.cache,
+	m.reg.MustRegister(m.requests, m.latency, m.phase, m.rowsOut, m.bytesOut, m.sheds,
 		active, waiting, slots,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.reg.MustRegister(snapshotMetrics(snaps)...)
 	return m
 }
 
-func (m *metrics) readersOpened(n int) { m.openReaders.Add(float64(n)) }
-
-func (m *metrics) cacheLookup(hit bool) {
-	if hit {
-		m.cache.WithLabelValues("hit").Inc()
-	} else {
-		m.cache.WithLabelValues("miss").Inc()
+// snapshotMetrics reads the snapshot manager's counters at scrape time.
+func snapshotMetrics(snaps *snapshot.Manager) []prometheus.Collector {
+	stat := func(f func(snapshot.Stats) float64) func() float64 {
+		return func() float64 { return f(snaps.Stats()) }
+	}
+	gauge := func(name, help string, f func(snapshot.Stats) float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, stat(f))
+	}
+	counter := func(name, help string, labels prometheus.Labels, f func(snapshot.Stats) float64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels}, stat(f))
+	}
+	const lookups = "Epoch acquisitions: hit (an epoch of the window, or an unchanged table's) or miss (a new epoch cut)."
+	const retired = "Snapshot epochs removed: after the grace period, or early because pinned bytes passed the cap."
+	return []prometheus.Collector{
+		gauge("sstf_open_readers", "Open SSTable readers.", func(s snapshot.Stats) float64 { return float64(s.Readers) }),
+		gauge("sstf_snapshot_epochs", "Snapshot epochs alive (current and superseded).", func(s snapshot.Stats) float64 { return float64(s.Epochs) }),
+		gauge("sstf_snapshot_oldest_epoch_age_seconds", "Age of the oldest alive snapshot epoch.", func(s snapshot.Stats) float64 { return s.OldestEpochAge.Seconds() }),
+		gauge("sstf_snapshot_pinned_bytes", "Bytes kept on disk only by our snapshot links (Cassandra deleted the files).", func(s snapshot.Stats) float64 { return float64(s.PinnedBytes) }),
+		counter("sstf_snapshot_epochs_cut_total", "Snapshot epochs created.", nil, func(s snapshot.Stats) float64 { return float64(s.EpochsCut) }),
+		counter("sstf_reader_cache_total", lookups, prometheus.Labels{"result": "hit"}, func(s snapshot.Stats) float64 { return float64(s.Hits) }),
+		counter("sstf_reader_cache_total", lookups, prometheus.Labels{"result": "miss"}, func(s snapshot.Stats) float64 { return float64(s.EpochsCut) }),
+		counter("sstf_readers_opened_total", "SSTable readers opened.", nil, func(s snapshot.Stats) float64 { return float64(s.ReadersOpened) }),
+		counter("sstf_readers_reused_total", "SSTable readers a new epoch took over from an older one (same file).", nil, func(s snapshot.Stats) float64 { return float64(s.ReadersReused) }),
+		counter("sstf_snapshot_epochs_retired_total", retired, prometheus.Labels{"reason": "grace"}, func(s snapshot.Stats) float64 { return float64(s.Retired - s.ForcedRetired) }),
+		counter("sstf_snapshot_epochs_retired_total", retired, prometheus.Labels{"reason": "pinned_cap"}, func(s snapshot.Stats) float64 { return float64(s.ForcedRetired) }),
 	}
 }

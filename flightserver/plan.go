@@ -82,6 +82,6 @@ func endpoint(t *Ticket) *flight.FlightEndpoint {
 	return &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: t.Encode()}}
 }
 
-func newTicket(c *Command, now int64) *Ticket {
-	return &Ticket{Version: TicketVersion, Keyspace: c.Keyspace, Table: c.Table, Columns: c.Columns, Limit: c.Limit, Now: now}
+func newTicket(c *Command, now int64, epoch string) *Ticket {
+	return &Ticket{Version: TicketVersion, Keyspace: c.Keyspace, Table: c.Table, Columns: c.Columns, Limit: c.Limit, Now: now, Epoch: epoch}
 }

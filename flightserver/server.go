@@ -53,6 +53,11 @@ type Config struct {
 	Logger    *slog.Logger
 	Allocator memory.Allocator
 	Now       func() time.Time // read time for TTLs; default time.Now
+	// Snapshot says how queries hold a table's SSTables still (mode,
+	// directory, freshness window, grace, pinned-bytes cap); its DataDir
+	// is DataDir. Zero: hard links in snapshot.DefaultDir(DataDir), 3 s
+	// window.
+	Snapshot snapshot.Config
 }
 
 func (c *Config) defaults() {
@@ -97,11 +102,17 @@ func New(cfg Config) (*Server, error) {
 	if st, err := os.Stat(cfg.DataDir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("start server: data directory %q: not a readable directory", cfg.DataDir)
 	}
+	sc := cfg.Snapshot
+	sc.DataDir = cfg.DataDir
+	snaps, err := snapshot.NewManager(sc)
+	if err != nil {
+		return nil, fmt.Errorf("start server: %w", err)
+	}
 	adm := newAdmission(cfg.MaxStreams, cfg.AdmissionWait)
-	m := newMetrics(adm)
+	m := newMetrics(adm, snaps)
 	svc := &service{cfg: cfg, mem: cfg.Allocator, adm: adm, metrics: m, log: cfg.Logger}
 	svc.tables = &tables{dataDir: cfg.DataDir, lister: snapshot.NewLister(cfg.DataDir), schemas: cfg.Schemas, built: map[string]*table{},
-		readers: newReaderCache(m.readersOpened, m.cacheLookup)}
+		snaps: snaps}
 
 	opts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(svc.unaryInterceptor),
@@ -110,6 +121,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.TLSCert != "" {
 		tc, err := tlsConfig(cfg)
 		if err != nil {
+			snaps.Close()
 			return nil, err
 		}
 		opts = append(opts, grpc.Creds(credentials.NewTLS(tc)))
@@ -152,7 +164,9 @@ func tlsConfig(cfg Config) (*tls.Config, error) {
 // Serve serves Flight on lis until Shutdown.
 func (s *Server) Serve(lis net.Listener) error {
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	s.cfg.Logger.Info("serving Flight", "addr", lis.Addr().String(), "data_dir", s.cfg.DataDir, "max_streams", s.cfg.MaxStreams)
+	snaps := s.svc.tables.snaps
+	s.cfg.Logger.Info("serving Flight", "addr", lis.Addr().String(), "data_dir", s.cfg.DataDir, "max_streams", s.cfg.MaxStreams,
+		"snapshot_mode", snaps.Mode(), "snapshot_dir", snaps.Dir())
 	return s.grpc.Serve(lis)
 }
 
@@ -181,7 +195,9 @@ func (s *Server) Shutdown(ctx context.Context) {
 		<-done
 	}
 	s.admin.Shutdown(ctx)
-	s.svc.tables.readers.close()
+	if err := s.svc.tables.snaps.Close(); err != nil {
+		s.cfg.Logger.Warn("remove snapshots", "err", err)
+	}
 }
 
 // authorize checks the bearer token, when one is configured.

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
+	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 
 // testServer runs a server over a corpus mode's data directory with a
@@ -35,6 +36,9 @@ func startServer(t *testing.T, mode string, mutate ...func(*flightserver.Config)
 		DataDir:   filepath.Join(corpusRoot(), mode),
 		Allocator: mem,
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+		// The committed corpus never changes: read it in place. The
+		// hard-link mode has its own tests over copies.
+		Snapshot: snapshot.Config{Mode: snapshot.Live},
 	}
 	for _, f := range mutate {
 		f(&cfg)

@@ -103,7 +103,7 @@ func (s *service) plan(ctx context.Context, c *Command, d *flight.FlightDescript
 			return nil, invalid(err)
 		}
 		for _, k := range keys {
-			t := newTicket(c, now)
+			t := newTicket(c, now, l.e.ID)
 			t.Key, t.Slice = k, sl
 			info.Endpoint = append(info.Endpoint, endpoint(t))
 		}
@@ -124,7 +124,7 @@ func (s *service) plan(ctx context.Context, c *Command, d *flight.FlightDescript
 		n = 1 // one stream stops after limit rows; more would each read limit rows
 	}
 	for _, r := range splitRange(start, end, n) {
-		t := newTicket(c, now)
+		t := newTicket(c, now, l.e.ID)
 		t.Range = &[2]Token{Token(r[0]), Token(r[1])}
 		info.Endpoint = append(info.Endpoint, endpoint(t))
 	}

@@ -33,36 +33,61 @@ type tables struct {
 	dataDir string
 	lister  *snapshot.Lister
 	schemas SchemaSource
-	readers *readerCache
+	snaps   *snapshot.Manager
 
 	mu    sync.Mutex
 	built map[string]*table // table directory → table
 }
 
-// lease is a table and a consistent set of its SSTable readers, held for
-// one plan or stream.
+// lease is a table and a snapshot epoch of its SSTables, held for one
+// plan or stream.
 type lease struct {
-	t  *table
-	rs *readerSet
+	t *table
+	e *snapshot.Epoch
 }
 
-func (l *lease) readers() []*sstable.Reader { return l.rs.readers }
-func (l *lease) release()                   { l.rs.release() }
+func (l *lease) readers() []*sstable.Reader { return l.e.Readers }
+func (l *lease) release()                   { l.e.Release() }
 
-// acquire finds the table and pins its current SSTables.
+// acquire finds the table and leases its current snapshot epoch.
 func (ts *tables) acquire(ctx context.Context, keyspace, name string) (*lease, error) {
+	td, err := ts.find(keyspace, name)
+	if err != nil {
+		return nil, err
+	}
+	e, err := ts.snaps.Acquire(td)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s.%s: %w", keyspace, name, err)
+	}
+	return ts.leaseOf(ctx, e)
+}
+
+// acquireEpoch leases the epoch a ticket names: every split of one query
+// reads the same SSTables.
+func (ts *tables) acquireEpoch(ctx context.Context, keyspace, name, id string) (*lease, error) {
 	if !validName.MatchString(keyspace) || !validName.MatchString(name) {
 		return nil, fmt.Errorf("find table %q.%q: %w (not a valid Cassandra name)", keyspace, name, errNotFound)
 	}
+	e, err := ts.snaps.Lookup(keyspace, name, id)
+	if err != nil {
+		return nil, err
+	}
+	return ts.leaseOf(ctx, e)
+}
+
+// find resolves a table's directory.
+func (ts *tables) find(keyspace, name string) (snapshot.TableDir, error) {
+	if !validName.MatchString(keyspace) || !validName.MatchString(name) {
+		return snapshot.TableDir{}, fmt.Errorf("find table %q.%q: %w (not a valid Cassandra name)", keyspace, name, errNotFound)
+	}
 	dirs, err := ts.lister.Find(keyspace, name)
 	if err != nil {
-		return nil, fmt.Errorf("find table %s.%s: %w", keyspace, name, err)
+		return snapshot.TableDir{}, fmt.Errorf("find table %s.%s: %w", keyspace, name, err)
 	}
 	if len(dirs) == 0 {
-		return nil, fmt.Errorf("find table %s.%s: %w", keyspace, name, errNotFound)
+		return snapshot.TableDir{}, fmt.Errorf("find table %s.%s: %w", keyspace, name, errNotFound)
 	}
-	td := ts.pickDir(keyspace, name, dirs)
-	return ts.acquireDir(ctx, td)
+	return ts.pickDir(keyspace, name, dirs), nil
 }
 
 // tableIDs is a SchemaSource that knows the current id of a table (from
@@ -90,14 +115,13 @@ func (ts *tables) pickDir(keyspace, name string, dirs []snapshot.TableDir) snaps
 	return newestDir(dirs)
 }
 
-func (ts *tables) acquireDir(ctx context.Context, td snapshot.TableDir) (*lease, error) {
-	rs, err := ts.readers.acquire(td)
+// leaseOf pairs a leased epoch with its table model, built again when
+// the schema changed.
+func (ts *tables) leaseOf(ctx context.Context, e *snapshot.Epoch) (*lease, error) {
+	td := e.Table
+	sch, err := ts.schemas.TableSchema(ctx, td, e.Readers)
 	if err != nil {
-		return nil, err
-	}
-	sch, err := ts.schemas.TableSchema(ctx, td, rs.readers)
-	if err != nil {
-		rs.release()
+		e.Release()
 		return nil, fmt.Errorf("schema of %s.%s: %w", td.Keyspace, td.Table, err)
 	}
 	ts.mu.Lock()
@@ -105,14 +129,14 @@ func (ts *tables) acquireDir(ctx context.Context, td snapshot.TableDir) (*lease,
 	ts.mu.Unlock()
 	if t == nil || t.cat != sch {
 		if t, err = newTable(td, sch); err != nil {
-			rs.release()
+			e.Release()
 			return nil, err
 		}
 		ts.mu.Lock()
 		ts.built[td.Path] = t
 		ts.mu.Unlock()
 	}
-	return &lease{t: t, rs: rs}, nil
+	return &lease{t: t, e: e}, nil
 }
 
 // newestDir picks one directory of a table that was dropped and

@@ -26,6 +26,9 @@ type Ticket struct {
 	// Now is the read time (seconds since the epoch) fixed at planning,
 	// so every endpoint of one query expires TTLs at the same instant.
 	Now int64 `json:"now"`
+	// Epoch names the snapshot epoch the query was planned on, so every
+	// endpoint reads the same SSTables. Absent: the table's current one.
+	Epoch string `json:"epoch,omitempty"`
 }
 
 // TicketSlice is a clustering slice with serialized values.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 
 // TestMain stops the Cassandra node the CQL test started (when no shared
@@ -48,7 +49,8 @@ type testServer struct {
 
 func startServer(t *testing.T, mutate ...func(*flightserver.Config)) *testServer {
 	t.Helper()
-	cfg := flightserver.Config{DataDir: corpusDir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	cfg := flightserver.Config{DataDir: corpusDir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Snapshot: snapshot.Config{Mode: snapshot.Live}} // the committed corpus never changes
 	for _, f := range mutate {
 		f(&cfg)
 	}

@@ -1,9 +1,20 @@
 // Package snapshot gives every query a stable, consistent set of SSTables
-// for a (keyspace, table): hardlink snapshots cut per freshness window,
-// safe against Cassandra's flushes and compactions, and cleaned up when
-// unused.
+// for a (keyspace, table), safe against Cassandra's flushes and
+// compactions, and keeps data seconds fresh.
 //
-// It knows files, directories and inodes; it may open sstable readers; it
-// knows nothing of the wire. So far it lists the tables and SSTables of a
-// Cassandra data directory (Layout); snapshots are the subject of later work.
+//   - Layout, FindTable and Lister find table directories and list their
+//     SSTables as Cassandra would load them: txn logs (txnlog.go,
+//     txnrecord.go, txnclassify.go) hide what a running flush or
+//     compaction writes and what a finished one obsoleted.
+//   - Manager cuts epochs (manager.go, epoch.go): in Hardlink mode it
+//     links every TOC component into a directory of ours (links.go,
+//     root.go); queries within the freshness window share one epoch;
+//     readers are shared across epochs by (device, inode) (readers.go);
+//     superseded epochs go after a grace period or when the bytes only
+//     our links keep pass a cap.
+//
+// It knows files, directories and inodes, and opens sstable readers; it
+// knows nothing of the wire. It never writes into Cassandra's
+// directories: its only writes are links and directories under its own
+// snapshot directory.
 package snapshot

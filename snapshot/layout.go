@@ -70,10 +70,15 @@ func Layout(dataDir string) ([]TableDir, error) {
 	return out, nil
 }
 
+// listSSTables lists the SSTables Cassandra itself would load from dir:
+// not those of a flush or compaction still in progress, nor those a
+// finished compaction obsoleted but has not deleted yet (see txnlog.go).
+// It fails with ErrTxnInProgress when it raced with Cassandra finishing a
+// transaction; listing again resolves that.
 func listSSTables(dir string) ([]SSTable, error) {
-	entries, err := os.ReadDir(dir)
+	entries, err := liveEntries(dir)
 	if err != nil {
-		return nil, fmt.Errorf("list table dir: %w", err)
+		return nil, err
 	}
 	byPrefix := map[string]*SSTable{}
 	for _, e := range entries {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
+	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 
 func main() {
@@ -44,7 +45,13 @@ func run() error {
 	cassandra := flag.String("cassandra", "", "local Cassandra node HOST:PORT (CQL) to read schemas from; without it schema.cql files, else SSTable headers")
 	cqlUser := flag.String("cassandra-user", "", "CQL user (password from env SSTF_CASSANDRA_PASSWORD)")
 	schemaCheck := flag.Duration("schema-check", catalog.DefaultCheckInterval, "how often, at most, to ask Cassandra whether the schema changed")
+	mode := flag.String("snapshot-mode", string(snapshot.Hardlink), "hardlink: link each query's SSTables into --snapshot-dir (safe against compactions); live: read the data directory in place")
+	flag.StringVar(&cfg.Snapshot.Dir, "snapshot-dir", "", "where hardlink snapshots go: on the data directory's filesystem, outside it (default: sstable-flight-snapshots beside --data-dir)")
+	flag.DurationVar(&cfg.Snapshot.Window, "snapshot-window", snapshot.DefaultWindow, "freshness window: queries within it share one snapshot")
+	flag.DurationVar(&cfg.Snapshot.Grace, "snapshot-grace", snapshot.DefaultGrace, "how long a superseded snapshot stays after its last use, for the rest of its query's splits")
+	flag.Int64Var(&cfg.Snapshot.PinnedCap, "snapshot-pinned-cap", 0, "bytes that snapshots may keep of files Cassandra deleted before superseded ones retire early (0: no cap)")
 	flag.Parse()
+	cfg.Snapshot.Mode = snapshot.Mode(*mode)
 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {

@@ -1,0 +1,193 @@
+package snapshot
+
+import (
+	"os"
+	"sort"
+	"time"
+
+	"github.com/sstable-flight/sstable-flight/sstable"
+)
+
+// Epoch is one consistent set of a table's SSTables, open and, in
+// Hardlink mode, linked into a directory of ours. Every split of a query
+// reads the same epoch (tickets carry its ID); it stays while leased.
+type Epoch struct {
+	ID      string
+	Table   TableDir // the live table directory and the SSTables of the epoch
+	Dir     string   // where the epoch's files are (Table.Path in Live mode)
+	Cut     time.Time
+	Readers []*sstable.Reader // one per SSTable, in Table.SSTables order
+
+	m      *Manager
+	state  *tableState
+	shared []*sharedReader
+	linked bool // Dir is ours to delete
+
+	// Guarded by m.mu.
+	refs       int
+	superseded bool      // a newer epoch of the table exists
+	lastUsed   time.Time // last release (or supersession)
+	retired    bool
+}
+
+// touch records a use at t.
+func (e *Epoch) touch(t time.Time) {
+	if t.After(e.lastUsed) {
+		e.lastUsed = t
+	}
+}
+
+// Release ends a lease.
+func (e *Epoch) Release() {
+	m := e.m
+	m.mu.Lock()
+	e.refs--
+	e.touch(m.cfg.Now())
+	last := e.refs == 0 && e.retired
+	if last {
+		m.retiring--
+	}
+	m.mu.Unlock()
+	if last {
+		e.cleanup()
+	}
+}
+
+// retire makes e unleasable; it reports whether e is unused and can be
+// cleaned up now (else its last Release does it). m.mu is held.
+func (m *Manager) retire(e *Epoch, forced bool) bool {
+	if e.retired {
+		return false
+	}
+	e.retired = true
+	delete(m.epochs, e.ID)
+	if e.state != nil && e.state.cur == e {
+		e.state.cur = nil
+	}
+	m.stats.Retired++
+	if forced {
+		m.stats.ForcedRetired++
+	}
+	if e.refs > 0 {
+		m.retiring++
+		return false
+	}
+	return true
+}
+
+// cleanup closes the epoch's readers (those no other epoch shares) and
+// removes its links.
+func (e *Epoch) cleanup() {
+	e.m.dropReaders(e.shared)
+	e.shared = nil
+	if e.linked {
+		os.RemoveAll(e.Dir)
+	}
+}
+
+// janitor retires superseded epochs once unused for the grace period.
+func (m *Manager) janitor() {
+	defer close(m.done)
+	tick := time.NewTicker(min(time.Second, m.cfg.Grace/2))
+	defer tick.Stop()
+	for {
+		select {
+		case <-m.stop:
+			return
+		case <-tick.C:
+			m.Sweep()
+		}
+	}
+}
+
+// Sweep retires the superseded epochs unused for the grace period and,
+// above PinnedCap, the superseded ones regardless of it. The janitor
+// calls it every second; tests call it directly.
+func (m *Manager) Sweep() {
+	now := m.cfg.Now()
+	m.mu.Lock()
+	var done []*Epoch
+	for _, e := range m.epochs {
+		if e.superseded && e.refs == 0 && now.Sub(e.lastUsed) >= m.cfg.Grace && m.retire(e, false) {
+			done = append(done, e)
+		}
+	}
+	recount := m.cfg.Mode == Hardlink && now.Sub(m.pinnedAt) >= pinnedEvery
+	m.mu.Unlock()
+	for _, e := range done {
+		e.cleanup()
+	}
+	if recount {
+		m.countPinned(now)
+	}
+}
+
+// countPinned stats every linked file and sums the sizes of those whose
+// only names are our links: what the epochs keep on disk that Cassandra
+// already deleted. Above PinnedCap it retires superseded epochs, oldest
+// first, and makes the next query of each table list again.
+func (m *Manager) countPinned(now time.Time) {
+	m.mu.Lock()
+	var epochs []*Epoch
+	for _, e := range m.epochs {
+		if e.linked {
+			epochs = append(epochs, e)
+		}
+	}
+	m.mu.Unlock()
+	type file struct {
+		nlink, ours uint64
+		size        int64
+	}
+	files := map[fileID]*file{}
+	for _, e := range epochs {
+		entries, err := os.ReadDir(e.Dir)
+		if err != nil {
+			continue // retired meanwhile
+		}
+		for _, de := range entries {
+			id, st, err := statID(e.Dir + "/" + de.Name())
+			if err != nil {
+				continue
+			}
+			f := files[id]
+			if f == nil {
+				f = &file{nlink: uint64(st.Nlink), size: st.Size}
+				files[id] = f
+			}
+			f.ours++
+		}
+	}
+	var pinned int64
+	for _, f := range files {
+		if f.nlink <= f.ours {
+			pinned += f.size
+		}
+	}
+	m.mu.Lock()
+	m.stats.PinnedBytes = pinned
+	m.pinnedAt = now
+	var done []*Epoch
+	if m.cfg.PinnedCap > 0 && pinned > m.cfg.PinnedCap {
+		var old []*Epoch
+		for _, e := range m.epochs {
+			if e.superseded {
+				old = append(old, e)
+			}
+		}
+		sort.Slice(old, func(i, j int) bool { return old[i].Cut.Before(old[j].Cut) })
+		for _, e := range old {
+			if m.retire(e, true) {
+				done = append(done, e)
+			}
+		}
+		for _, st := range m.tables {
+			st.checked = time.Time{} // list again: the current epoch may pin deleted files too
+		}
+		m.pinnedAt = time.Time{} // recount at the next sweep
+	}
+	m.mu.Unlock()
+	for _, e := range done {
+		e.cleanup()
+	}
+}
