@@ -56,16 +56,18 @@ func openRoot(dir, dataDir string) (*root, error) {
 	if !marked && len(entries) > 0 {
 		return nil, fmt.Errorf("open snapshot dir %s: not empty and not made by sstable-flight (no %s file); choose an empty directory", abs, rootMarker)
 	}
-	if err := os.WriteFile(filepath.Join(abs, rootMarker), []byte("sstable-flight snapshot epochs; removed at start-up and shutdown\n"), 0o644); err != nil {
-		return nil, fmt.Errorf("open snapshot dir: %w", err)
-	}
-	lock, err := os.OpenFile(filepath.Join(abs, rootMarker), os.O_RDONLY, 0)
+	// Lock first: a server refused here writes nothing.
+	lock, err := os.OpenFile(filepath.Join(abs, rootMarker), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open snapshot dir: %w", err)
 	}
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		lock.Close()
 		return nil, fmt.Errorf("open snapshot dir %s: another sstable-flight process uses it: %w", abs, err)
+	}
+	if _, err := lock.WriteAt([]byte("sstable-flight snapshot epochs; removed at start-up and shutdown\n"), 0); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("open snapshot dir: %w", err)
 	}
 	r := &root{path: abs, lock: lock}
 	if err := r.clear(); err != nil {

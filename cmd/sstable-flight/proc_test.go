@@ -1,0 +1,220 @@
+package main_test
+
+// The server as a child process: start, wait until serving, kill, stop,
+// and a Flight client to it.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+)
+
+// server is a running sstable-flight process.
+type server struct {
+	cmd     *exec.Cmd
+	stderr  *syncBuffer
+	addr    string
+	done    chan struct{} // closed when Wait returned
+	waitErr error
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+func serverArgs(data, snaps string) []string {
+	return []string{
+		"--data-dir", data,
+		"--snapshot-dir", snaps,
+		"--listen", "127.0.0.1:0",
+		"--admin-listen", "127.0.0.1:0",
+		"--batch-rows", "1",
+		"--drain-timeout", "5s",
+	}
+}
+
+// startServer starts the binary and waits until it logs its Flight
+// address; it is killed at the test's end if still running.
+func startServer(t *testing.T, bin, data, snaps string) *server {
+	t.Helper()
+	s := &server{cmd: exec.Command(bin, serverArgs(data, snaps)...), stderr: &syncBuffer{}, done: make(chan struct{})}
+	s.cmd.Stderr = s.stderr
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		s.waitErr = s.cmd.Wait()
+		close(s.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-s.done:
+		default:
+			s.cmd.Process.Kill()
+			<-s.done
+		}
+		if t.Failed() {
+			t.Logf("server pid %d stderr:\n%s", s.cmd.Process.Pid, s.stderr.String())
+		}
+	})
+	deadline := time.After(startTimeout)
+	for s.addr == "" {
+		select {
+		case <-s.done:
+			s.fatalf(t, "server exited before serving: %v", s.waitErr)
+		case <-deadline:
+			s.fatalf(t, "server did not log its Flight address within %v", startTimeout)
+		case <-time.After(20 * time.Millisecond):
+		}
+		s.addr = servingAddr(s.stderr.String())
+	}
+	return s
+}
+
+// servingAddr finds the "serving Flight" JSON log line's addr.
+func servingAddr(log string) string {
+	sc := bufio.NewScanner(strings.NewReader(log))
+	for sc.Scan() {
+		var rec struct {
+			Msg  string `json:"msg"`
+			Addr string `json:"addr"`
+		}
+		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Msg == "serving Flight" && rec.Addr != "" {
+			return rec.Addr
+		}
+	}
+	return ""
+}
+
+func (s *server) fatalf(t *testing.T, format string, args ...any) {
+	t.Helper()
+	t.Fatalf("%s\nserver stderr:\n%s", fmt.Sprintf(format, args...), s.stderr.String())
+}
+
+// kill sends SIGKILL and waits for the process to end.
+func (s *server) kill(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Kill(); err != nil {
+		s.fatalf(t, "kill: %v", err)
+	}
+	select {
+	case <-s.done:
+	case <-time.After(stopTimeout):
+		s.fatalf(t, "server still running %v after SIGKILL", stopTimeout)
+	}
+}
+
+// terminate sends SIGTERM and requires a clean exit within stopTimeout.
+func (s *server) terminate(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		s.fatalf(t, "SIGTERM: %v", err)
+	}
+	select {
+	case <-s.done:
+	case <-time.After(stopTimeout):
+		s.cmd.Process.Kill()
+		<-s.done
+		s.fatalf(t, "server still running %v after SIGTERM (killed)", stopTimeout)
+	}
+	if s.waitErr != nil {
+		s.fatalf(t, "server exit after SIGTERM: %v", s.waitErr)
+	}
+}
+
+// dial connects a Flight client and waits until the health service says
+// SERVING.
+func dial(t *testing.T, s *server) flight.Client {
+	t.Helper()
+	c, err := flight.NewClientWithMiddleware(s.addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		s.fatalf(t, "dial %s: %v", s.addr, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	conn, err := grpc.NewClient(s.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		s.fatalf(t, "dial %s: %v", s.addr, err)
+	}
+	defer conn.Close()
+	hc := healthpb.NewHealthClient(conn)
+	deadline := time.Now().Add(startTimeout)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		resp, err := hc.Check(ctx, &healthpb.HealthCheckRequest{})
+		cancel()
+		if err == nil && resp.GetStatus() == healthpb.HealthCheckResponse_SERVING {
+			return c
+		}
+		if time.Now().After(deadline) {
+			s.fatalf(t, "health of %s not SERVING within %v: %v %v", s.addr, startTimeout, resp.GetStatus(), err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func wideInfo(ctx context.Context, t *testing.T, s *server, c flight.Client) *flight.FlightInfo {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	info, err := c.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{"corpus", "wide"}})
+	if err != nil {
+		s.fatalf(t, "GetFlightInfo corpus.wide: %v", err)
+	}
+	if len(info.Endpoint) == 0 {
+		s.fatalf(t, "GetFlightInfo corpus.wide: no endpoints")
+	}
+	return info
+}
+
+// readAll reads every endpoint and returns the rows and batches read.
+func readAll(ctx context.Context, t *testing.T, s *server, c flight.Client, info *flight.FlightInfo) (rows int64, batches int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for i, ep := range info.Endpoint {
+		stream, err := c.DoGet(ctx, ep.Ticket)
+		if err != nil {
+			s.fatalf(t, "DoGet endpoint %d: %v", i, err)
+		}
+		rd, err := flight.NewRecordReader(stream)
+		if err != nil {
+			s.fatalf(t, "read endpoint %d: %v", i, err)
+		}
+		for rd.Next() {
+			rows += rd.RecordBatch().NumRows()
+			batches++
+		}
+		err = rd.Err()
+		rd.Release()
+		if err != nil {
+			s.fatalf(t, "read endpoint %d: %v", i, err)
+		}
+	}
+	return rows, batches
+}
