@@ -84,6 +84,7 @@ type refresher interface {
 }
 
 func (s *service) refreshSchema(ctx context.Context) error {
+	s.tables.forget()
 	if r, ok := s.cfg.Schemas.(refresher); ok {
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()

@@ -111,8 +111,12 @@ func New(cfg Config) (*Server, error) {
 	adm := newAdmission(cfg.MaxStreams, cfg.AdmissionWait)
 	m := newMetrics(adm, snaps)
 	svc := &service{cfg: cfg, mem: cfg.Allocator, adm: adm, metrics: m, log: cfg.Logger}
-	svc.tables = &tables{dataDir: cfg.DataDir, lister: snapshot.NewLister(cfg.DataDir), schemas: cfg.Schemas, built: map[string]*table{},
-		snaps: snaps}
+	fresh := cfg.Snapshot.Window
+	if fresh <= 0 {
+		fresh = snapshot.DefaultWindow
+	}
+	svc.tables = &tables{dataDir: cfg.DataDir, lister: snapshot.NewLister(cfg.DataDir), schemas: cfg.Schemas, snaps: snaps,
+		fresh: fresh, now: time.Now, built: map[string]*table{}, found: map[string]foundDir{}}
 
 	opts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(svc.unaryInterceptor),

@@ -2,6 +2,7 @@ package flightserver
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -26,6 +27,11 @@ type table struct {
 	keyComponents  int
 	clustering     []*marshal.Type
 	schema         *arrow.Schema
+
+	// The epoch whose schema was last resolved, and when; guarded by
+	// tables.mu.
+	epoch   string
+	checked time.Time
 }
 
 type column struct {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"sync"
+	"time"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/snapshot"
@@ -34,9 +35,21 @@ type tables struct {
 	lister  *snapshot.Lister
 	schemas SchemaSource
 	snaps   *snapshot.Manager
+	// fresh is how long a found directory and a resolved schema are
+	// trusted without asking again (the snapshot window): per request,
+	// the directory stats and the schema lookup were a tenth of a warm
+	// point read's server time.
+	fresh time.Duration
+	now   func() time.Time
 
 	mu    sync.Mutex
-	built map[string]*table // table directory → table
+	built map[string]*table   // table directory → table
+	found map[string]foundDir // keyspace/table → its directory
+}
+
+type foundDir struct {
+	td snapshot.TableDir
+	at time.Time
 }
 
 // lease is a table and a snapshot epoch of its SSTables, held for one
@@ -80,6 +93,14 @@ func (ts *tables) find(keyspace, name string) (snapshot.TableDir, error) {
 	if !validName.MatchString(keyspace) || !validName.MatchString(name) {
 		return snapshot.TableDir{}, fmt.Errorf("find table %q.%q: %w (not a valid Cassandra name)", keyspace, name, errNotFound)
 	}
+	key := keyspace + "/" + name
+	now := ts.now()
+	ts.mu.Lock()
+	f, ok := ts.found[key]
+	ts.mu.Unlock()
+	if ok && now.Sub(f.at) < ts.fresh {
+		return f.td, nil
+	}
 	dirs, err := ts.lister.Find(keyspace, name)
 	if err != nil {
 		return snapshot.TableDir{}, fmt.Errorf("find table %s.%s: %w", keyspace, name, err)
@@ -87,7 +108,21 @@ func (ts *tables) find(keyspace, name string) (snapshot.TableDir, error) {
 	if len(dirs) == 0 {
 		return snapshot.TableDir{}, fmt.Errorf("find table %s.%s: %w", keyspace, name, errNotFound)
 	}
-	return ts.pickDir(keyspace, name, dirs), nil
+	td := ts.pickDir(keyspace, name, dirs)
+	ts.mu.Lock()
+	ts.found[key] = foundDir{td: td, at: now}
+	ts.mu.Unlock()
+	return td, nil
+}
+
+// forget drops what find and leaseOf trust (after refresh-schema).
+func (ts *tables) forget() {
+	ts.mu.Lock()
+	ts.found = map[string]foundDir{}
+	for _, t := range ts.built {
+		t.checked = time.Time{}
+	}
+	ts.mu.Unlock()
 }
 
 // tableIDs is a SchemaSource that knows the current id of a table (from
@@ -119,23 +154,32 @@ func (ts *tables) pickDir(keyspace, name string, dirs []snapshot.TableDir) snaps
 // the schema changed.
 func (ts *tables) leaseOf(ctx context.Context, e *snapshot.Epoch) (*lease, error) {
 	td := e.Table
+	now := ts.now()
+	ts.mu.Lock()
+	t := ts.built[td.Path]
+	if t != nil && t.epoch == e.ID && now.Sub(t.checked) < ts.fresh {
+		ts.mu.Unlock()
+		return &lease{t: t, e: e}, nil
+	}
+	ts.mu.Unlock()
 	sch, err := ts.schemas.TableSchema(ctx, td, e.Readers)
 	if err != nil {
 		e.Release()
 		return nil, fmt.Errorf("schema of %s.%s: %w", td.Keyspace, td.Table, err)
 	}
-	ts.mu.Lock()
-	t := ts.built[td.Path]
-	ts.mu.Unlock()
 	if t == nil || t.cat != sch {
 		if t, err = newTable(td, sch); err != nil {
 			e.Release()
 			return nil, err
 		}
-		ts.mu.Lock()
-		ts.built[td.Path] = t
-		ts.mu.Unlock()
 	}
+	ts.mu.Lock()
+	// NB: only the latest epoch's check is remembered; a stream of an
+	// older epoch asks the schema source again, which is correct, only
+	// slower.
+	t.epoch, t.checked = e.ID, now
+	ts.built[td.Path] = t
+	ts.mu.Unlock()
 	return &lease{t: t, e: e}, nil
 }
 
