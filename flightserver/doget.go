@@ -45,24 +45,26 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 	if err != nil {
 		return err
 	}
-	if t.Key != nil && l.t.keyComponents > 1 {
+	if l.t.keyComponents > 1 {
 		// A hand-made ticket must not make every row fail to split.
-		if err := splitComposite(t.Key, make([][]byte, l.t.keyComponents)); err != nil {
-			return invalid(fmt.Errorf("read ticket: %w", err))
+		for _, k := range t.Keys {
+			if err := splitComposite(k, make([][]byte, l.t.keyComponents)); err != nil {
+				return invalid(fmt.Errorf("read ticket: %w", err))
+			}
 		}
 	}
 	opts := reconcile.Options{Now: t.Now}
-	var m *reconcile.Merger
-	switch {
-	case t.Slice != nil:
-		m, err = reconcile.NewSlice(l.t.rt, l.readers(), opts, t.Key, t.Slice.slice())
-	case t.Key != nil:
-		m, err = reconcile.NewKey(l.t.rt, l.readers(), opts, t.Key)
-	default:
-		m, err = reconcile.NewRange(l.t.rt, l.readers(), opts, int64(t.Range[0]), int64(t.Range[1]))
-	}
-	if err != nil {
-		return fmt.Errorf("start merge of %s.%s: %w", t.Keyspace, t.Table, err)
+	// One merge for a range; one per key, in turn, for keys.
+	merges := max(1, len(t.Keys))
+	open := func(i int) (*reconcile.Merger, error) {
+		switch {
+		case t.Range != nil:
+			return reconcile.NewRange(l.t.rt, l.readers(), opts, int64(t.Range[0]), int64(t.Range[1]))
+		case t.Slice != nil:
+			return reconcile.NewSlice(l.t.rt, l.readers(), opts, t.Keys[i], t.Slice.slice())
+		default:
+			return reconcile.NewKey(l.t.rt, l.readers(), opts, t.Keys[i])
+		}
 	}
 	b, err := newBatcher(s.mem, l.t, proj, s.cfg.BatchRows, s.cfg.BatchBytes)
 	if err != nil {
@@ -92,30 +94,36 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 	}
 	var rows int64
 	decodeStart := time.Now()
-	for m.Next() {
-		full, err := b.add(m.Row())
+	for i := 0; i < merges && (t.Limit == 0 || rows < t.Limit); i++ {
+		m, err := open(i)
 		if err != nil {
-			return fmt.Errorf("encode row of %s.%s: %w", t.Keyspace, t.Table, err)
+			return fmt.Errorf("start merge of %s.%s: %w", t.Keyspace, t.Table, err)
 		}
-		rows++
-		if rows%cancelCheckRows == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if t.Limit > 0 && rows >= t.Limit {
-			break
-		}
-		if full {
-			s.metrics.phase.WithLabelValues("decode").Observe(time.Since(decodeStart).Seconds())
-			if err := send(); err != nil {
-				return err
+		for m.Next() {
+			full, err := b.add(m.Row())
+			if err != nil {
+				return fmt.Errorf("encode row of %s.%s: %w", t.Keyspace, t.Table, err)
 			}
-			decodeStart = time.Now()
+			rows++
+			if rows%cancelCheckRows == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if t.Limit > 0 && rows >= t.Limit {
+				break
+			}
+			if full {
+				s.metrics.phase.WithLabelValues("decode").Observe(time.Since(decodeStart).Seconds())
+				if err := send(); err != nil {
+					return err
+				}
+				decodeStart = time.Now()
+			}
 		}
-	}
-	// A merge error after some batches fails the stream: the client never
-	// takes partial data for the whole range.
-	if err := m.Err(); err != nil {
-		return fmt.Errorf("read %s.%s: %w", t.Keyspace, t.Table, err)
+		// A merge error after some batches fails the stream: the client
+		// never takes partial data for the whole range.
+		if err := m.Err(); err != nil {
+			return fmt.Errorf("read %s.%s: %w", t.Keyspace, t.Table, err)
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return err

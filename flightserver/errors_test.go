@@ -102,6 +102,8 @@ func TestStatusCodes(t *testing.T) {
 		{"traversal", `{"v":1,"ks":"../..","t":"etc","range":["0","0"],"now":1}`, codes.NotFound},
 		{"unknown column", `{"v":1,"ks":"corpus","t":"many","cols":["nope"],"range":["0","0"],"now":1}`, codes.InvalidArgument},
 		{"bad composite key", `{"v":1,"ks":"corpus","t":"clustered","key":"AAEx","now":1}`, codes.InvalidArgument},
+		{"key and keys", `{"v":1,"ks":"corpus","t":"many","key":"AAEx","keys":["AAEx"],"now":1}`, codes.InvalidArgument},
+		{"empty key list", `{"v":1,"ks":"corpus","t":"many","keys":[],"now":1}`, codes.InvalidArgument},
 		{"retired epoch", `{"v":1,"ks":"corpus","t":"many","range":["0","0"],"now":1,"epoch":"gone-1"}`, codes.Aborted},
 	}
 	for _, c := range ticketCases {

@@ -2,6 +2,7 @@ package flightserver
 
 import (
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 
@@ -65,6 +66,22 @@ func splitRange(start, end int64, n int) [][2]int64 {
 		lo = hi
 	}
 	return out
+}
+
+// keysPerTicket bounds the partition keys one endpoint reads: an IN list
+// of up to this many keys is a single stream.
+const keysPerTicket = 256
+
+// sortByToken orders serialized partition keys as the ring does (token,
+// then key bytes).
+func sortByToken(keys [][]byte) {
+	tokens := make(map[string]int64, len(keys))
+	for _, k := range keys {
+		tokens[string(k)] = sstable.Murmur3Token(k)
+	}
+	slices.SortFunc(keys, func(a, b []byte) int {
+		return sstable.CompareDecorated(tokens[string(a)], a, tokens[string(b)], b)
+	})
 }
 
 // splitCount is the number of splits for a scan of this many partitions.

@@ -102,13 +102,19 @@ func (s *service) plan(ctx context.Context, c *Command, d *flight.FlightDescript
 		if err != nil {
 			return nil, invalid(err)
 		}
-		for _, k := range keys {
+		// Keys in token order, as CQL returns an IN, grouped so that an
+		// IN list is one stream (or a few for long lists, for clients
+		// that read endpoints in parallel).
+		sortByToken(keys)
+		for lo := 0; lo < len(keys); lo += keysPerTicket {
 			t := newTicket(c, now, l.e.ID)
-			t.Key, t.Slice = k, sl
+			t.Keys, t.Slice = keys[lo:min(lo+keysPerTicket, len(keys))], sl
 			info.Endpoint = append(info.Endpoint, endpoint(t))
 		}
 		info.TotalRecords = int64(math.Ceil(perPartition * float64(len(keys))))
-		info.Ordered = false // keys in the order given, not token order
+		if c.Limit > 0 {
+			info.TotalRecords = min(info.TotalRecords, c.Limit*int64(len(info.Endpoint)))
+		}
 		return info, nil
 	}
 	start, end := int64(0), int64(0)

@@ -19,7 +19,10 @@ type Ticket struct {
 	Columns  []string `json:"cols,omitempty"`
 	// Range is (start, end] in tokens; Start == End is the whole ring.
 	Range *[2]Token `json:"range,omitempty"`
-	// Key is the serialized partition key (base64 in JSON).
+	// Keys are serialized partition keys (base64 in JSON), read in this
+	// order in one stream: an IN list costs one stream, not one per key.
+	// Key is the single-key form, read as Keys of one.
+	Keys  [][]byte     `json:"keys,omitempty"`
 	Key   []byte       `json:"key,omitempty"`
 	Slice *TicketSlice `json:"slice,omitempty"`
 	Limit int64        `json:"limit,omitempty"`
@@ -54,15 +57,23 @@ func DecodeTicket(b []byte) (*Ticket, error) {
 	if err := json.Unmarshal(b, &t); err != nil {
 		return nil, fmt.Errorf("read ticket: %w", err)
 	}
+	if t.Key != nil {
+		if t.Keys != nil {
+			return nil, fmt.Errorf("read ticket: both key and keys")
+		}
+		t.Keys, t.Key = [][]byte{t.Key}, nil
+	}
 	switch {
 	case t.Version != TicketVersion:
 		return nil, fmt.Errorf("read ticket: version %d, this server reads version %d", t.Version, TicketVersion)
 	case t.Keyspace == "" || t.Table == "":
 		return nil, fmt.Errorf("read ticket: no keyspace or table")
-	case (t.Range == nil) == (t.Key == nil):
-		return nil, fmt.Errorf("read ticket: exactly one of a token range and a key is required")
-	case t.Slice != nil && t.Key == nil:
-		return nil, fmt.Errorf("read ticket: a slice needs a key")
+	case (t.Range == nil) == (t.Keys == nil):
+		return nil, fmt.Errorf("read ticket: exactly one of a token range and keys is required")
+	case t.Keys != nil && len(t.Keys) == 0:
+		return nil, fmt.Errorf("read ticket: empty key list")
+	case t.Slice != nil && t.Keys == nil:
+		return nil, fmt.Errorf("read ticket: a slice needs keys")
 	case t.Limit < 0:
 		return nil, fmt.Errorf("read ticket: negative limit")
 	case t.Now <= 0:
