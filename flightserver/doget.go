@@ -53,7 +53,9 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 			}
 		}
 	}
-	opts := reconcile.Options{Now: t.Now}
+	// Left-out columns are not assembled (collections, counters), though
+	// their cells still decide which rows exist.
+	opts := reconcile.Options{Now: t.Now, Columns: l.t.valueColumns(proj)}
 	// One merge for a range; one per key, in turn, for keys.
 	merges := max(1, len(t.Keys))
 	open := func(i int) (*reconcile.Merger, error) {

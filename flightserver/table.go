@@ -80,6 +80,21 @@ func newTable(td snapshot.TableDir, cat *catalog.Table) (*table, error) {
 	return t, nil
 }
 
+// valueColumns is the reconcile projection of a column projection: the
+// regular and static columns whose values are built (nil: all).
+func (t *table) valueColumns(projection []int) []bool {
+	if len(projection) == len(t.columns) {
+		return nil
+	}
+	want := make([]bool, len(t.rt.Columns))
+	for _, ci := range projection {
+		if c := t.columns[ci]; c.from == fromValue {
+			want[c.index] = true
+		}
+	}
+	return want
+}
+
 // projection maps column names to column indexes; nil names is every
 // column in SELECT * order.
 func (t *table) projection(names []string) ([]int, error) {

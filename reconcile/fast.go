@@ -25,13 +25,16 @@ func (m *Merger) fastRow(src *source, u *sstable.Unfiltered, rtDel sstable.Delet
 	m.clearFastValues()
 	now := m.opts.Now
 	live = livenessLive(u.Liveness, now) && !deletes(del, u.Liveness.Timestamp)
+	want := m.opts.Columns
 	for i := range u.Cells {
 		c := &u.Cells[i]
 		if deletes(del, c.Timestamp) || !cellLive(c, now) {
 			continue
 		}
-		m.setValue(cols[c.Column], c)
 		live = true
+		if col := cols[c.Column]; want == nil || want[col] {
+			m.setValue(col, c)
+		}
 	}
 	if live {
 		m.fillRow(u.Clustering, false)
@@ -83,14 +86,17 @@ func (m *Merger) fastMerge(at []*source, rtDel sstable.DeletionTime) (live, hand
 	m.clearFastValues()
 	now := m.opts.Now
 	live = livenessLive(liveness, now) && !deletes(del, liveness.Timestamp)
+	want := m.opts.Columns
 	for _, col := range touched {
 		c := winners[col]
 		winners[col] = nil
 		if deletes(del, c.Timestamp) || !cellLive(c, now) {
 			continue
 		}
-		m.setValue(col, c)
 		live = true
+		if want == nil || want[col] {
+			m.setValue(col, c)
+		}
 	}
 	m.touched = touched[:0]
 	if live {

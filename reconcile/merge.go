@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
@@ -13,6 +14,11 @@ type Options struct {
 	// whose TTL expires at or before it are dead. The package never reads
 	// the clock.
 	Now int64
+	// Columns, when not nil, has one entry per Table.Columns: the values
+	// of columns it leaves false are not built (null in every row), but
+	// their cells still decide whether a row exists, as in CQL, where
+	// SELECT a FROM t returns a row that only other columns keep alive.
+	Columns []bool
 }
 
 // source is one SSTable's scanner and its place in the merge.
@@ -57,6 +63,7 @@ type Merger struct {
 	staticVals    []Value
 	staticArena   []byte
 	hasStatic     bool // some static column is live
+	hiddenLive    bool // resolve met a live cell of a column Options.Columns leaves out
 	hasStaticCols bool // the table has static columns
 	noStaticOnly  bool // never return a static-only row (a clustering slice)
 
@@ -123,6 +130,9 @@ func NewSlice(t *Table, readers []*sstable.Reader, opts Options, key []byte, sl 
 func newMerger(t *Table, readers []*sstable.Reader, opts Options, open func(*sstable.Reader) (*sstable.Scanner, error)) (*Merger, error) {
 	m := &Merger{t: t, opts: opts}
 	n := len(t.Columns)
+	if opts.Columns != nil && len(opts.Columns) != n {
+		return nil, fmt.Errorf("start merge: %d column flags for %d columns", len(opts.Columns), n)
+	}
 	m.simple = make([]*sstable.Cell, n)
 	m.complex = make([][]cellRef, n)
 	m.cdel = make([]sstable.DeletionTime, n)
@@ -302,6 +312,7 @@ func (m *Merger) mergeStatic() {
 		// their own row deletion apply.
 		del := maxDeletion(m.partDel, m.rowDel)
 		m.staticArena = m.resolve(m.staticArena, m.staticVals, del, true)
+		m.hasStatic = m.hiddenLive
 		for i, c := range m.t.Columns {
 			if c.Static && m.staticVals[i].Bytes != nil {
 				m.hasStatic = true

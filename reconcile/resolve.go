@@ -77,7 +77,7 @@ func (m *Merger) collect(src *source, u *sstable.Unfiltered) {
 func (m *Merger) evaluate(del sstable.DeletionTime, clustering [][]byte) bool {
 	m.arena = m.arena[:0]
 	m.arena = m.resolve(m.arena, m.row.Values, del, false)
-	live := livenessLive(m.liveness, m.opts.Now) && !deletes(del, m.liveness.Timestamp)
+	live := livenessLive(m.liveness, m.opts.Now) && !deletes(del, m.liveness.Timestamp) || m.hiddenLive
 	if !live {
 		for i, c := range m.t.Columns {
 			if !c.Static && m.row.Values[i].Bytes != nil {
@@ -120,11 +120,16 @@ func (m *Merger) fillRow(clustering [][]byte, staticOnly bool) {
 // columns from the collected cells under the covering deletion, appending
 // value bytes to arena.
 func (m *Merger) resolve(arena []byte, vals []Value, del sstable.DeletionTime, static bool) []byte {
+	m.hiddenLive = false
 	for i, c := range m.t.Columns {
 		if c.Static != static {
 			continue
 		}
 		vals[i] = Value{Timestamp: NoTimestamp}
+		if m.opts.Columns != nil && !m.opts.Columns[i] {
+			m.hiddenLive = m.hiddenLive || m.liveOnly(i, c.Type, del)
+			continue
+		}
 		var err error
 		switch {
 		case c.Type.Kind == marshal.Counter:
@@ -196,23 +201,10 @@ func (m *Merger) resolveCounter(arena []byte, v *Value, col int, del sstable.Del
 // expired ones, and serializes the live elements as CQL sends the value:
 // a list's values, a set's elements, a map's entries, a UDT's fields.
 func (m *Merger) resolveComplex(arena []byte, v *Value, col int, t *marshal.Type, del sstable.DeletionTime) ([]byte, error) {
-	refs := m.complex[col]
+	refs := m.mergePaths(col, t)
 	if len(refs) == 0 {
 		return arena, nil
 	}
-	pt := pathType(t)
-	slices.SortStableFunc(refs, func(a, b cellRef) int { return marshal.Compare(pt, a.c.Path, b.c.Path) })
-	// Merge equal paths in place, keeping the winner.
-	w := 0
-	for i := 0; i < len(refs); i++ {
-		if w > 0 && marshal.Compare(pt, refs[w-1].c.Path, refs[i].c.Path) == 0 {
-			refs[w-1].c = resolveRegular(refs[w-1].c, refs[i].c)
-			continue
-		}
-		refs[w] = refs[i]
-		w++
-	}
-	refs = refs[:w]
 	n := 0
 	for _, r := range refs {
 		if !deletes(del, r.c.Timestamp) && cellLive(r.c, m.opts.Now) {
@@ -255,6 +247,59 @@ func (m *Merger) resolveComplex(arena []byte, v *Value, col int, t *marshal.Type
 	}
 	*v = Value{Bytes: arena[start:len(arena):len(arena)], Timestamp: NoTimestamp}
 	return arena, nil
+}
+
+// mergePaths sorts a multi-cell column's cells by path and keeps, per
+// path, the winning version.
+func (m *Merger) mergePaths(col int, t *marshal.Type) []cellRef {
+	refs := m.complex[col]
+	if len(refs) == 0 {
+		return refs
+	}
+	pt := pathType(t)
+	slices.SortStableFunc(refs, func(a, b cellRef) int { return marshal.Compare(pt, a.c.Path, b.c.Path) })
+	w := 0
+	for i := 0; i < len(refs); i++ {
+		if w > 0 && marshal.Compare(pt, refs[w-1].c.Path, refs[i].c.Path) == 0 {
+			refs[w-1].c = resolveRegular(refs[w-1].c, refs[i].c)
+			continue
+		}
+		refs[w] = refs[i]
+		w++
+	}
+	return refs[:w]
+}
+
+// liveOnly reports whether a column left out of Options.Columns has a
+// live value, by the rules resolve applies, without building it.
+func (m *Merger) liveOnly(col int, t *marshal.Type, del sstable.DeletionTime) bool {
+	now := m.opts.Now
+	switch {
+	case t.Kind == marshal.Counter:
+		refs := m.complex[col]
+		if len(refs) == 0 {
+			return false
+		}
+		latest := refs[0].c.Timestamp
+		for _, r := range refs {
+			if r.c.IsTombstone() {
+				return false
+			}
+			latest = max(latest, r.c.Timestamp)
+		}
+		return !deletes(del, latest)
+	case t.IsMultiCell():
+		del = maxDeletion(del, m.cdel[col])
+		for _, r := range m.mergePaths(col, t) {
+			if !deletes(del, r.c.Timestamp) && cellLive(r.c, now) {
+				return true
+			}
+		}
+		return false
+	default:
+		c := m.simple[col]
+		return c != nil && !deletes(del, c.Timestamp) && cellLive(c, now)
+	}
 }
 
 func appendBytes(b, v []byte) []byte {
