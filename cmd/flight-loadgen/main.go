@@ -50,6 +50,7 @@ func run() error {
 	flag.IntVar(&cfg.CQLPageSize, "cql-page-size", 5000, "CQL page size")
 	jsonl := flag.String("out-jsonl", "", "write one JSON object per step to this file")
 	csvPath := flag.String("out-csv", "", "write one CSV row per step to this file")
+	htmlPath := flag.String("out-html", "", "write an HTML report (latency and throughput charts over the ramp, every step) to this file")
 	quiet := flag.Bool("quiet", false, "no progress line on stderr")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -94,11 +95,31 @@ func run() error {
 	// Ctrl-C ends the run after the step in progress, with its results.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	_, runErr := loadgen.Run(ctx, cfg)
+	rep, runErr := loadgen.Run(ctx, cfg)
+	if *htmlPath != "" && rep != nil {
+		if err := writeHTML(*htmlPath, rep, fmt.Sprintf("flight-loadgen %s %s.%s", cfg.Shape, cfg.Keyspace, cfg.Table)); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 	for _, f := range files {
 		if err := f.Close(); err != nil && runErr == nil {
 			runErr = fmt.Errorf("close output: %w", err)
 		}
 	}
 	return runErr
+}
+
+func writeHTML(path string, rep *loadgen.Report, title string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("create HTML report: %w", err)
+	}
+	if err := loadgen.WriteHTML(f, rep, title); err != nil {
+		f.Close()
+		return fmt.Errorf("write HTML report: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write HTML report: %w", err)
+	}
+	return nil
 }
