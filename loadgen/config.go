@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +19,8 @@ const (
 	ShapeLimit = "limit" // limit K, one endpoint
 	ShapeScan  = "scan"  // the whole table in ScanSplits endpoints, read concurrently
 	ShapeRange = "range" // a random token range of 1/RangeFraction of the ring
+	ShapeSlice = "slice" // one key, rows between two of its sampled clustering values
+	ShapeMix   = "mix"   // each op one of Mix's shapes, drawn by weight
 )
 
 // Defaults of the command's flags that Config leaves to the caller.
@@ -27,7 +30,12 @@ const (
 )
 
 // Shapes lists the shapes in the order the help text gives them.
-var Shapes = []string{ShapePoint, ShapeIn, ShapeLimit, ShapeScan, ShapeRange}
+var Shapes = []string{ShapePoint, ShapeIn, ShapeSlice, ShapeLimit, ShapeScan, ShapeRange, ShapeMix}
+
+// needsKeys reports whether a shape reads sampled partition keys.
+func needsKeys(shape string) bool {
+	return shape == ShapePoint || shape == ShapeIn || shape == ShapeSlice
+}
 
 // Config is one run of the rig. Zero values take the defaults noted.
 type Config struct {
@@ -58,6 +66,10 @@ type Config struct {
 	// Fanout bounds the concurrent DoGets of one op; 0 reads every
 	// endpoint at once, as a parallel client does.
 	Fanout int
+	// Mix is the weighted shapes of ShapeMix, e.g. point:80,slice:15,scan:5
+	// (see ParseMix); op i's shape is drawn from the seed and i, so both
+	// arms run the same shape for the same op.
+	Mix []MixEntry
 
 	Token       string // bearer token for the Flight server
 	MetricsURL  string // the server's /metrics; empty skips server figures
@@ -136,6 +148,14 @@ func (c *Config) check() error {
 	if c.ScanSplits > 4096 {
 		errs = append(errs, fmt.Errorf("scan splits %d: the server plans at most 4096", c.ScanSplits))
 	}
+	if c.Shape == ShapeMix && len(c.Mix) == 0 {
+		errs = append(errs, errors.New("shape mix: no mix given"))
+	}
+	for _, m := range c.Mix {
+		if m.Shape == ShapeMix || !slices.Contains(Shapes, m.Shape) {
+			errs = append(errs, fmt.Errorf("mix: shape %q: want one of %s", m.Shape, strings.Join(Shapes[:len(Shapes)-1], ", ")))
+		}
+	}
 	if c.K > 10_000 && c.Shape == ShapeIn {
 		errs = append(errs, fmt.Errorf("k %d: the server takes at most 10,000 keys per command", c.K))
 	}
@@ -143,6 +163,33 @@ func (c *Config) check() error {
 		return fmt.Errorf("check config: %w", err)
 	}
 	return nil
+}
+
+// MixEntry is one shape of a mix and its weight.
+type MixEntry struct {
+	Shape  string
+	Weight int
+}
+
+// ParseMix reads "shape:weight,...", e.g. "point:80,slice:15,scan:5".
+func ParseMix(s string) ([]MixEntry, error) {
+	var out []MixEntry
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		name, w, ok := strings.Cut(f, ":")
+		n, err := strconv.Atoi(w)
+		if !ok || err != nil || n < 1 {
+			return nil, fmt.Errorf("read mix %q: %q is not shape:positive-weight", s, f)
+		}
+		out = append(out, MixEntry{Shape: name, Weight: n})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("read mix %q: no shape", s)
+	}
+	return out, nil
 }
 
 // ParseRamp reads a comma-separated list of concurrencies, e.g. "1,2,4".

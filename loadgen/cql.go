@@ -83,12 +83,24 @@ func newCQLTarget(s *gocql.Session, ts *TableSchema, cfg *Config, p *plan) (*cql
 		t.q = from + " LIMIT " + strconv.Itoa(cfg.K)
 	case ShapeScan:
 		t.q = from
+	case ShapeSlice:
+		if ts.Clustering == nil {
+			return nil, fmt.Errorf("cql target: shape slice needs a clustering column")
+		}
+		// Bounds come in clustering order: the first is the larger value
+		// of a DESC column.
+		ck := quoteIdent(ts.Clustering.Name)
+		first, second := " >= ?", " <= ?"
+		if ts.Clustering.Desc {
+			first, second = " <= ?", " >= ?"
+		}
+		t.q = from + " WHERE " + strings.Join(eq, " AND ") + " AND " + ck + first + " AND " + ck + second
 	case ShapeRange:
 		t.q = from + " WHERE " + token + " > ? AND " + token + " <= ?"
 		t.tokenGT = from + " WHERE " + token + " > ?"
 		t.tokenLE = from + " WHERE " + token + " <= ?"
 	}
-	if (cfg.Shape == ShapePoint || cfg.Shape == ShapeIn) && len(p.keys) == 0 {
+	if needsKeys(cfg.Shape) && len(p.keys) == 0 {
 		return nil, fmt.Errorf("cql target: shape %s needs sampled keys", cfg.Shape)
 	}
 	return t, nil
@@ -112,6 +124,9 @@ func (t *cqlTarget) Do(ctx context.Context, op uint64) (Result, error) {
 		return t.concurrently(ctx, len(keys), func(ctx context.Context, i int) (Result, error) {
 			return t.read(ctx, t.q, keys[i].CQL...)
 		})
+	case ShapeSlice:
+		k, lo, hi := t.plan.sliceFor(op)
+		return t.read(ctx, t.q, append(append([]any{}, k.CQL...), lo.CQL, hi.CQL)...)
 	case ShapeRange:
 		start, end := t.plan.rangeFor(op)
 		switch {

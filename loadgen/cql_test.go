@@ -31,6 +31,7 @@ func TestCompareCQLSameOps(t *testing.T) {
 		"CREATE KEYSPACE loadgen_it WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE loadgen_it.kv (id bigint PRIMARY KEY, v text)",
 		"CREATE TABLE loadgen_it.ts (tenant text, day date, seq int, v text, PRIMARY KEY ((tenant, day), seq))",
+		"CREATE TABLE loadgen_it.tsd (tenant text, seq int, v text, PRIMARY KEY (tenant, seq)) WITH CLUSTERING ORDER BY (seq DESC)",
 	} {
 		if err := s.Query(q).Exec(); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -49,6 +50,9 @@ func TestCompareCQLSameOps(t *testing.T) {
 			if err := s.Query(q, fmt.Sprintf("t%d", p%4), day0.AddDate(0, 0, p/4), seq, "x").Exec(); err != nil {
 				t.Fatal(err)
 			}
+			if err := s.Query("INSERT INTO loadgen_it.tsd (tenant, seq, v) VALUES (?, ?, ?)", fmt.Sprintf("t%d", p%5), p*10+seq, "y").Exec(); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	if err := node.Flush(ctx, "loadgen_it"); err != nil {
@@ -64,7 +68,7 @@ func TestCompareCQLSameOps(t *testing.T) {
 		rows         int64 // every op's rows; 0: varies by op
 	}{
 		{"kv", ShapePoint, 1}, {"kv", ShapeIn, 5}, {"kv", ShapeLimit, 5}, {"kv", ShapeScan, kvRows}, {"kv", ShapeRange, 0},
-		{"ts", ShapePoint, 0}, {"ts", ShapeIn, 0}, {"ts", ShapeRange, 0},
+		{"ts", ShapePoint, 0}, {"ts", ShapeIn, 0}, {"ts", ShapeRange, 0}, {"ts", ShapeSlice, 0}, {"tsd", ShapeSlice, 0},
 	} {
 		cfg := ts.config(c.table, c.shape)
 		cfg.Keyspace, cfg.CompareCQL, cfg.K, cfg.RangeFraction = "loadgen_it", node.Addr(), 5, 3

@@ -33,8 +33,8 @@ func target(t *testing.T, cfg Config) (*flightTarget, *plan, *TableSchema) {
 		t.Fatal(err)
 	}
 	p := &plan{seed: cfg.Seed, k: cfg.K, fraction: cfg.RangeFraction}
-	if cfg.Shape == ShapePoint || cfg.Shape == ShapeIn {
-		sample, err := SampleKeys(ctx, c, s, cfg.Keys, cfg.ScanSplits, cfg.Seed)
+	if needsKeys(cfg.Shape) {
+		sample, err := sampleKeys(ctx, c, s, cfg.Keys, cfg.ScanSplits, cfg.Seed, cfg.Shape == ShapeSlice)
 		if err != nil {
 			t.Fatal(err)
 		}

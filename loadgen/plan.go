@@ -50,3 +50,35 @@ func (p *plan) rangeFor(op uint64) (start, end int64) {
 	}
 	return start, int64(uint64(start) + width)
 }
+
+// sliceFor is a slice op's key and bounds: two of the key's sampled
+// clustering values, in clustering order (lo first), inclusive. A key
+// with one sampled row gives a slice of that row.
+func (p *plan) sliceFor(op uint64) (Key, ClusteringValue, ClusteringValue) {
+	r := p.rng(op)
+	k := p.keys[r.IntN(len(p.keys))]
+	i, j := r.IntN(len(k.Clustering)), r.IntN(len(k.Clustering))
+	if i > j {
+		i, j = j, i
+	}
+	return k, k.Clustering[i], k.Clustering[j]
+}
+
+// mixStream separates the mix's draws from the ops' own.
+const mixStream = 1 << 61
+
+// shapeFor draws op i's shape from the mix by weight.
+func (p *plan) shapeFor(op uint64, mix []MixEntry) string {
+	total := 0
+	for _, m := range mix {
+		total += m.Weight
+	}
+	n := rand.New(rand.NewPCG(p.seed^mixStream, op)).IntN(total)
+	for _, m := range mix {
+		if n < m.Weight {
+			return m.Shape
+		}
+		n -= m.Weight
+	}
+	return mix[len(mix)-1].Shape
+}

@@ -49,6 +49,12 @@ func (r *reporter) shapeDesc(arm string) string {
 	switch c.Shape {
 	case ShapeIn:
 		return fmt.Sprintf("in (%d keys)", c.K)
+	case ShapeMix:
+		var parts []string
+		for _, m := range c.Mix {
+			parts = append(parts, fmt.Sprintf("%s:%d", m.Shape, m.Weight))
+		}
+		return "mix " + strings.Join(parts, ",")
 	case ShapeLimit:
 		return fmt.Sprintf("limit %d", c.K)
 	case ShapeScan:

@@ -34,16 +34,21 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	p := &plan{seed: cfg.Seed, k: cfg.K, fraction: cfg.RangeFraction}
-	if cfg.Shape == ShapePoint || cfg.Shape == ShapeIn {
+	keys, clustering := needsKeys(cfg.Shape), cfg.Shape == ShapeSlice
+	for _, m := range cfg.Mix {
+		keys = keys || needsKeys(m.Shape)
+		clustering = clustering || m.Shape == ShapeSlice
+	}
+	if keys {
 		t0 := time.Now()
-		if rep.Sample, err = SampleKeys(ctx, fc, rep.Schema, cfg.Keys, cfg.ScanSplits, cfg.Seed); err != nil {
+		if rep.Sample, err = sampleKeys(ctx, fc, rep.Schema, cfg.Keys, cfg.ScanSplits, cfg.Seed, clustering); err != nil {
 			return nil, err
 		}
 		p.keys = rep.Sample.Keys
 		fmt.Fprintf(cfg.Out, "sampled %d of %d partitions of %s.%s (%d rows scanned, %d keys skipped) in %.1fs\n",
 			len(p.keys), rep.Sample.Partitions, cfg.Keyspace, cfg.Table, rep.Sample.Rows, rep.Sample.Skipped, time.Since(t0).Seconds())
 	}
-	ft, err := newFlightTarget(fc, rep.Schema, &cfg, p)
+	ft, err := armTarget("flight", &cfg, p, func(c *Config) (Target, error) { return newFlightTarget(fc, rep.Schema, c, p) })
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +66,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return rep, err
 	}
 	defer s.Close()
-	ct, err := newCQLTarget(s, rep.Schema, &cfg, p)
+	ct, err := armTarget("cql", &cfg, p, func(c *Config) (Target, error) { return newCQLTarget(s, rep.Schema, c, p) })
 	if err != nil {
 		return rep, err
 	}
@@ -69,6 +74,19 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.CQL, err = runRamp(ctx, &cfg, ct, nil, out)
 	out.ratios(rep.Flight, rep.CQL)
 	return rep, err
+}
+
+// armTarget is one arm's target: of the configured shape, or a mix of
+// one target per shape of the mix.
+func armTarget(arm string, cfg *Config, p *plan, build func(*Config) (Target, error)) (Target, error) {
+	if cfg.Shape != ShapeMix {
+		return build(cfg)
+	}
+	return newMixTarget(arm, p, cfg.Mix, func(shape string) (Target, error) {
+		c := *cfg
+		c.Shape = shape
+		return build(&c)
+	})
 }
 
 // runRamp runs every step of the ramp against one target.

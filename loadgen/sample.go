@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -16,7 +17,22 @@ import (
 type Key struct {
 	JSON json.RawMessage // {"col": literal, ...}: one element of a command's "keys"
 	CQL  []any           // bind values in partition key order
+	// Clustering holds up to clusteringPerKey values of the first
+	// clustering column of the key's rows, in clustering order (sampled
+	// for the slice shape only).
+	Clustering []ClusteringValue
 }
+
+// ClusteringValue is one clustering value, as a command literal and as a
+// CQL bind value.
+type ClusteringValue struct {
+	JSON json.RawMessage
+	CQL  any
+	row  int // its row's place in the partition: clustering order
+}
+
+// clusteringPerKey bounds the clustering values kept per sampled key.
+const clusteringPerKey = 16
 
 // Sample is the outcome of sampling: the keys, and what was scanned.
 type Sample struct {
@@ -38,7 +54,22 @@ const sampleStream = 1 << 62
 // Endpoints are read one after another in token order, so the same seed
 // over the same data gives the same sample.
 func SampleKeys(ctx context.Context, c flight.Client, s *TableSchema, n int, splits int, seed uint64) (*Sample, error) {
-	cmd := map[string]any{"version": 1, "keyspace": s.Keyspace, "table": s.Table, "columns": s.KeyNames(), "splits": splits}
+	return sampleKeys(ctx, c, s, n, splits, seed, false)
+}
+
+// sampleKeys is SampleKeys, with clustering values per key when asked
+// (the table must have clustering columns).
+func sampleKeys(ctx context.Context, c flight.Client, s *TableSchema, n int, splits int, seed uint64, clustering bool) (*Sample, error) {
+	cols := s.KeyNames()
+	var ck *ClusteringColumn
+	if clustering {
+		if s.Clustering == nil {
+			return nil, fmt.Errorf("sample keys of %s.%s: the slice shape needs a clustering column", s.Keyspace, s.Table)
+		}
+		ck = s.Clustering
+		cols = append(cols, ck.Name)
+	}
+	cmd := map[string]any{"version": 1, "keyspace": s.Keyspace, "table": s.Table, "columns": cols, "splits": splits}
 	body, err := json.Marshal(cmd)
 	if err != nil {
 		return nil, fmt.Errorf("sample keys: %w", err)
@@ -50,15 +81,21 @@ func SampleKeys(ctx context.Context, c flight.Client, s *TableSchema, n int, spl
 	rng := rand.New(rand.NewPCG(seed, sampleStream))
 	out := &Sample{}
 	var prev []byte
+	kept, row := -1, 0 // the current partition's slot in out.Keys, or -1; its rows so far
 	for _, ep := range info.Endpoint {
-		err := eachKeyRow(ctx, c, ep.Ticket, s, func(lit []byte, vals []any, null bool) {
+		err := eachKeyRow(ctx, c, ep.Ticket, s, ck, func(lit []byte, vals []any, null bool, cv *ClusteringValue) {
 			out.Rows++
 			// Rows come in token order, then clustering order: the rows
 			// of one partition are adjacent and never span endpoints.
 			if bytes.Equal(lit, prev) {
+				row++
+				if kept >= 0 && cv != nil {
+					keepClustering(&out.Keys[kept], *cv, row, rng)
+				}
 				return
 			}
 			prev = append(prev[:0], lit...)
+			kept, row = -1, 0
 			if null {
 				out.Skipped++
 				return
@@ -70,13 +107,31 @@ func SampleKeys(ctx context.Context, c flight.Client, s *TableSchema, n int, spl
 			k := Key{JSON: append(json.RawMessage{}, lit...), CQL: vals}
 			if seen < int64(n) {
 				out.Keys = append(out.Keys, k)
+				kept = len(out.Keys) - 1
 			} else if j := rng.Int64N(seen + 1); j < int64(n) {
 				out.Keys[j] = k
+				kept = int(j)
+			}
+			if kept >= 0 && cv != nil {
+				keepClustering(&out.Keys[kept], *cv, 0, rng)
 			}
 		})
 		if err != nil {
 			return nil, fmt.Errorf("sample keys of %s.%s: %w", s.Keyspace, s.Table, err)
 		}
+	}
+	if clustering {
+		// Only keys with a row: a static-only partition has no
+		// clustering value to slice by.
+		w := 0
+		for _, k := range out.Keys {
+			if len(k.Clustering) > 0 {
+				slices.SortFunc(k.Clustering, func(a, b ClusteringValue) int { return a.row - b.row })
+				out.Keys[w] = k
+				w++
+			}
+		}
+		out.Keys = out.Keys[:w]
 	}
 	if len(out.Keys) == 0 {
 		return nil, fmt.Errorf("sample keys of %s.%s: the table has no partition a command can name (%d rows, %d skipped)", s.Keyspace, s.Table, out.Rows, out.Skipped)
@@ -84,9 +139,23 @@ func SampleKeys(ctx context.Context, c flight.Client, s *TableSchema, n int, spl
 	return out, nil
 }
 
+// keepClustering adds the value of a kept key's row-th row to its
+// sample, a reservoir of clusteringPerKey values.
+func keepClustering(k *Key, cv ClusteringValue, row int, rng *rand.Rand) {
+	cv.row = row
+	cv.JSON = append(json.RawMessage{}, cv.JSON...)
+	if len(k.Clustering) < clusteringPerKey {
+		k.Clustering = append(k.Clustering, cv)
+	} else if j := rng.IntN(row + 1); j < clusteringPerKey {
+		k.Clustering[j] = cv
+	}
+}
+
 // eachKeyRow calls f with each row's key as a JSON object and as CQL
 // values; null reports a key with a null component (vals is then nil).
-func eachKeyRow(ctx context.Context, c flight.Client, t *flight.Ticket, s *TableSchema, f func(lit []byte, vals []any, null bool)) error {
+// With ck, f also gets the row's value of that clustering column (nil
+// when null).
+func eachKeyRow(ctx context.Context, c flight.Client, t *flight.Ticket, s *TableSchema, ck *ClusteringColumn, f func(lit []byte, vals []any, null bool, cv *ClusteringValue)) error {
 	stream, err := c.DoGet(ctx, t)
 	if err != nil {
 		return fmt.Errorf("do get: %w", err)
@@ -111,7 +180,25 @@ func eachKeyRow(ctx context.Context, c flight.Client, t *flight.Ticket, s *Table
 			}
 			cols[i] = idx[0]
 		}
+		ckCol := -1
+		if ck != nil {
+			idx := rec.Schema().FieldIndices(ck.Name)
+			if len(idx) != 1 {
+				return fmt.Errorf("stream has no column %q", ck.Name)
+			}
+			ckCol = idx[0]
+		}
 		for r := 0; r < int(rec.NumRows()); r++ {
+			var cv *ClusteringValue
+			if ckCol >= 0 {
+				l, v, err := keyValue(ck.CQLType, rec.Column(ckCol), r)
+				if err != nil && err != errNullKey {
+					return fmt.Errorf("column %s: %w", ck.Name, err)
+				}
+				if err == nil {
+					cv = &ClusteringValue{JSON: l, CQL: v}
+				}
+			}
 			lit = append(lit[:0], '{')
 			vals := make([]any, len(s.Key))
 			null := false
@@ -132,7 +219,7 @@ func eachKeyRow(ctx context.Context, c flight.Client, t *flight.Ticket, s *Table
 			if null {
 				vals = nil
 			}
-			f(lit, vals, null)
+			f(lit, vals, null, cv)
 		}
 	}
 	if err := rd.Err(); err != nil {

@@ -19,12 +19,21 @@ type KeyColumn struct {
 	Position int    // cql.position: the component index in the partition key
 }
 
+// ClusteringColumn is the first clustering column: what a slice op
+// bounds.
+type ClusteringColumn struct {
+	Name    string
+	CQLType string
+	Desc    bool // CLUSTERING ORDER ... DESC: rows come from the largest value
+}
+
 // TableSchema is what the rig needs of a table: its Arrow schema and its
 // partition key in key order.
 type TableSchema struct {
 	Keyspace, Table string
 	Arrow           *arrow.Schema
 	Key             []KeyColumn
+	Clustering      *ClusteringColumn // nil without clustering columns
 }
 
 // KeyNames are the partition key column names in key order.
@@ -54,6 +63,9 @@ func loadSchema(ctx context.Context, c flight.Client, ks, table string) (*TableS
 func schemaFrom(ks, table string, s *arrow.Schema) (*TableSchema, error) {
 	ts := &TableSchema{Keyspace: ks, Table: table, Arrow: s}
 	for _, f := range s.Fields() {
+		if meta(f, "cql.kind") == "clustering" && meta(f, "cql.position") == "0" {
+			ts.Clustering = &ClusteringColumn{Name: f.Name, CQLType: meta(f, "cql.type"), Desc: meta(f, "cql.clustering_order") == "desc"}
+		}
 		if meta(f, "cql.kind") != "partition_key" {
 			continue
 		}

@@ -42,7 +42,7 @@ func newFlightTarget(c flight.Client, s *TableSchema, cfg *Config, p *plan) (*fl
 		// No splits: the server plans a limited scan as one endpoint that
 		// returns the first k rows in token order.
 		fixed = t.cmd(`"limit":` + strconv.Itoa(cfg.K))
-	case ShapePoint, ShapeIn:
+	case ShapePoint, ShapeIn, ShapeSlice:
 		if len(p.keys) == 0 {
 			return nil, fmt.Errorf("flight target: shape %s needs sampled keys", cfg.Shape)
 		}
@@ -79,6 +79,12 @@ func (t *flightTarget) descriptor(op uint64) *flight.FlightDescriptor {
 			body = append(body, k.JSON...)
 		}
 		body = append(body, "]}"...)
+	case ShapeSlice:
+		k, lo, hi := t.plan.sliceFor(op)
+		body = append(append([]byte{}, t.prefix...), `"keys":[`...)
+		body = append(append(body, k.JSON...), `],"clustering":{"start":{"values":[`...)
+		body = append(append(body, lo.JSON...), `],"inclusive":true},"end":{"values":[`...)
+		body = append(append(body, hi.JSON...), `],"inclusive":true}}}`...)
 	case ShapeRange:
 		start, end := t.plan.rangeFor(op)
 		body = t.cmd(`"token_range":{"start":"` + strconv.FormatInt(start, 10) + `","end":"` + strconv.FormatInt(end, 10) + `"}`)
@@ -91,8 +97,38 @@ func (t *flightTarget) Do(ctx context.Context, op uint64) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("get flight info: %w", err)
 	}
-	if (t.shape == ShapePoint || t.shape == ShapeLimit) && len(info.Endpoint) != 1 {
+	if (t.shape == ShapePoint || t.shape == ShapeLimit || t.shape == ShapeSlice) && len(info.Endpoint) != 1 {
 		return Result{}, fmt.Errorf("%s op planned %d endpoints, want 1", t.shape, len(info.Endpoint))
 	}
 	return readEndpoints(ctx, t.c, info.Endpoint, t.fanout)
+}
+
+// mixTarget runs each op as one of the mix's shapes, drawn from the seed
+// and the op number: both arms run the same shape for the same op.
+type mixTarget struct {
+	arm     string
+	plan    *plan
+	mix     []MixEntry
+	targets map[string]Target
+}
+
+func newMixTarget(arm string, p *plan, mix []MixEntry, build func(shape string) (Target, error)) (*mixTarget, error) {
+	t := &mixTarget{arm: arm, plan: p, mix: mix, targets: map[string]Target{}}
+	for _, m := range mix {
+		if t.targets[m.Shape] != nil {
+			continue
+		}
+		sub, err := build(m.Shape)
+		if err != nil {
+			return nil, err
+		}
+		t.targets[m.Shape] = sub
+	}
+	return t, nil
+}
+
+func (t *mixTarget) Arm() string { return t.arm }
+
+func (t *mixTarget) Do(ctx context.Context, op uint64) (Result, error) {
+	return t.targets[t.plan.shapeFor(op, t.mix)].Do(ctx, op)
 }

@@ -32,6 +32,7 @@ func run() error {
 	flag.StringVar(&cfg.Addr, "addr", "127.0.0.1:8815", "Flight server host:port")
 	table := flag.String("table", "", "keyspace.table to read (required)")
 	flag.StringVar(&cfg.Shape, "shape", loadgen.ShapePoint, "op shape: "+strings.Join(loadgen.Shapes, ", "))
+	mix := flag.String("mix", "", "weighted shapes of --shape mix, e.g. point:80,slice:15,scan:5")
 	ramp := flag.String("ramp", "1,4", "concurrency of each step (open loop: most ops in flight)")
 	flag.DurationVar(&cfg.Step, "step", loadgen.DefaultStep, "measured time per step")
 	flag.DurationVar(&cfg.Warmup, "warmup", loadgen.DefaultWarmup, "unrecorded run before each step")
@@ -66,6 +67,14 @@ func run() error {
 	}
 	if cfg.Ramp, err = loadgen.ParseRamp(*ramp); err != nil {
 		return err
+	}
+	if *mix != "" {
+		if cfg.Mix, err = loadgen.ParseMix(*mix); err != nil {
+			return err
+		}
+		if cfg.Shape == loadgen.ShapePoint && !isSet("shape") {
+			cfg.Shape = loadgen.ShapeMix // --mix alone means a mix
+		}
 	}
 	if cfg.Token == "" {
 		cfg.Token = os.Getenv("SSTF_AUTH_TOKEN")
@@ -122,4 +131,11 @@ func writeHTML(path string, rep *loadgen.Report, title string) error {
 		return fmt.Errorf("write HTML report: %w", err)
 	}
 	return nil
+}
+
+// isSet reports whether a flag was given on the command line.
+func isSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
