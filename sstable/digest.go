@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -19,7 +18,7 @@ func (r *Reader) VerifyDigest() error {
 	if !r.has("Digest.crc32") {
 		return fmt.Errorf("verify %s: the TOC lists no Digest.crc32", r.dataPath)
 	}
-	b, err := os.ReadFile(r.path("Digest.crc32"))
+	b, err := r.readSmall("Digest.crc32")
 	if err != nil {
 		return fmt.Errorf("read digest: %w", err)
 	}
@@ -27,13 +26,13 @@ func (r *Reader) VerifyDigest() error {
 	if err != nil {
 		return base.Corruptf(r.path("Digest.crc32"), "Digest.crc32", 0, "not a decimal CRC32: %q", b)
 	}
-	f, err := os.Open(r.dataPath)
+	f, c, err := r.open("Data.db")
 	if err != nil {
 		return fmt.Errorf("open Data.db: %w", err)
 	}
-	defer f.Close()
+	defer c.Close()
 	h := crc32.NewIEEE()
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, f.Size())); err != nil {
 		return fmt.Errorf("read Data.db: %w", err)
 	}
 	if got := h.Sum32(); uint64(got) != want {

@@ -25,7 +25,7 @@ type indexes struct {
 
 func (r *Reader) openIndexes() error {
 	open := func(component string) (base.Readable, error) {
-		f, c, err := base.OpenFile(r.path(component))
+		f, c, err := r.open(component)
 		if err != nil {
 			return nil, err
 		}
@@ -105,17 +105,6 @@ func (c check) verify(r *Reader, at int64, key []byte) error {
 // firstAfter returns the Data.db position of the first partition whose
 // token is > after, or a position at or before it (callers skip
 // partitions at or below the bound); DataLength when there is none.
-// mapComponent maps a component kept for the reader's life (see
-// base.MapFile); the mapping is released by Close.
-func (r *Reader) mapComponent(component string) ([]byte, error) {
-	b, c, err := base.MapFile(r.path(component))
-	if err != nil {
-		return nil, err
-	}
-	r.closers = append(r.closers, c)
-	return b, nil
-}
-
 func (r *Reader) firstAfter(after int64) (int64, check, error) {
 	if after == math.MaxInt64 {
 		return r.data.DataLength(), check{}, nil

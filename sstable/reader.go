@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -17,6 +16,9 @@ type Options struct {
 	// SkipCRC turns off per-chunk CRC32 verification of Data.db (on by
 	// default: corrupt data must be an error, never wrong rows).
 	SkipCRC bool
+	// FS opens the component files; nil is the local file system, where
+	// Summary.db and Filter.db are mapped rather than read.
+	FS FS
 }
 
 // Reader is one open SSTable.
@@ -28,6 +30,7 @@ type Reader struct {
 	Schema     *Schema
 
 	dir      string
+	fs       FS
 	dataPath string
 	data     dataSource
 	idx      indexes
@@ -48,7 +51,7 @@ func Open(path string, opts Options) (_ *Reader, err error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{Desc: d, Version: v, dir: filepath.Dir(path)}
+	r := &Reader{Desc: d, Version: v, dir: filepath.Dir(path), fs: fsOrLocal(opts.FS)}
 	defer func() {
 		if err != nil {
 			r.Close()
@@ -107,7 +110,7 @@ func (r *Reader) has(component string) bool {
 }
 
 func (r *Reader) readTOC() ([]string, error) {
-	b, err := os.ReadFile(r.path("TOC.txt"))
+	b, err := r.readSmall("TOC.txt")
 	if err != nil {
 		return nil, fmt.Errorf("read TOC: %w", err)
 	}
@@ -125,7 +128,7 @@ func (r *Reader) readTOC() ([]string, error) {
 }
 
 func (r *Reader) readSmall(component string) ([]byte, error) {
-	f, c, err := base.OpenFile(r.path(component))
+	f, c, err := r.open(component)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +138,7 @@ func (r *Reader) readSmall(component string) ([]byte, error) {
 
 func (r *Reader) openData(opts Options) error {
 	r.dataPath = r.path("Data.db")
-	f, c, err := base.OpenFile(r.dataPath)
+	f, c, err := r.open("Data.db")
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,230 @@
+package sidecartest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// snapshotDirs resolves a request's keyspace, table and snapshot to the
+// snapshot's directory under each table directory (existing or not).
+func (s *Server) snapshotDirs(r *http.Request) ([]tableDir, error) {
+	snap := r.PathValue("snapshot")
+	if !validSnapshot(snap) {
+		return nil, errorf(http.StatusBadRequest, "Invalid characters in snapshot name: %s", snap)
+	}
+	dirs, err := s.tableDirs(r.PathValue("keyspace"), r.PathValue("table"))
+	if err != nil {
+		return nil, err
+	}
+	for i := range dirs {
+		dirs[i].path = filepath.Join(dirs[i].path, "snapshots", snap)
+	}
+	return dirs, nil
+}
+
+func (s *Server) create(w http.ResponseWriter, r *http.Request) {
+	s.snapMu.Lock()
+	defer s.snapMu.Unlock()
+	snaps, err := s.snapshotDirs(r)
+	if err != nil {
+		answer(w, err)
+		return
+	}
+	for _, sd := range snaps {
+		if _, err := os.Stat(sd.path); err == nil {
+			fail(w, http.StatusConflict, fmt.Sprintf("Snapshot %s already exists", r.PathValue("snapshot")))
+			return
+		}
+	}
+	for _, sd := range snaps {
+		if err := snapshotTable(filepath.Dir(filepath.Dir(sd.path)), sd.path); err != nil {
+			answer(w, err)
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"result": "Success"})
+}
+
+// snapshotTable does what Cassandra's snapshot does to one table
+// directory: hard-links every component each live SSTable's TOC lists,
+// and writes manifest.json (the Data.db files) and schema.cql.
+func snapshotTable(tableDir, snapDir string) error {
+	tocs, err := filepath.Glob(filepath.Join(tableDir, "*-TOC.txt"))
+	if err != nil {
+		return fmt.Errorf("list TOCs of %s: %w", tableDir, err)
+	}
+	if err := os.MkdirAll(snapDir, 0o755); err != nil {
+		return fmt.Errorf("create snapshot directory: %w", err)
+	}
+	var dataFiles []string
+	for _, toc := range tocs {
+		prefix := strings.TrimSuffix(filepath.Base(toc), "TOC.txt")
+		b, err := os.ReadFile(toc)
+		if err != nil {
+			return fmt.Errorf("read TOC: %w", err)
+		}
+		// The TOC usually lists itself; link it once either way.
+		comps := append(strings.Fields(string(b)), "TOC.txt")
+		linked := map[string]bool{}
+		for _, c := range comps {
+			name := prefix + c
+			if linked[c] || strings.ContainsAny(c, `/\`) {
+				continue
+			}
+			linked[c] = true
+			err := os.Link(filepath.Join(tableDir, name), filepath.Join(snapDir, name))
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // listed but not written, as for a TOC Cassandra wrote first
+			}
+			if err != nil {
+				return fmt.Errorf("link %s into snapshot: %w", name, err)
+			}
+			if c == "Data.db" {
+				dataFiles = append(dataFiles, name)
+			}
+		}
+	}
+	sort.Strings(dataFiles)
+	manifest, err := json.Marshal(map[string]any{
+		"files":      append([]string{}, dataFiles...),
+		"created_at": time.Now().UTC().Format(time.RFC3339Nano),
+		"expires_at": nil,
+		"ephemeral":  false,
+	})
+	if err != nil {
+		return fmt.Errorf("encode manifest: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(snapDir, "manifest.json"), manifest, 0o644); err != nil {
+		return fmt.Errorf("write manifest: %w", err)
+	}
+	// Cassandra writes the table's CREATE statement; the fake copies the
+	// schema.cql a test corpus keeps next to its SSTables, if any.
+	schema, err := os.ReadFile(filepath.Join(tableDir, "schema.cql"))
+	if err != nil {
+		schema = []byte("-- schema not known to the fake Sidecar\n")
+	}
+	if err := os.WriteFile(filepath.Join(snapDir, "schema.cql"), schema, 0o644); err != nil {
+		return fmt.Errorf("write schema: %w", err)
+	}
+	return nil
+}
+
+// fileInfo is one entry of Sidecar's ListSnapshotFilesResponse, as
+// current releases write it: tableName carries the table id.
+type fileInfo struct {
+	Size         int64  `json:"size"`
+	Host         string `json:"host"`
+	Port         int    `json:"port"`
+	DataDirIndex int    `json:"dataDirIndex"`
+	SnapshotName string `json:"snapshotName"`
+	KeySpaceName string `json:"keySpaceName"`
+	TableName    string `json:"tableName"`
+	FileName     string `json:"fileName"`
+}
+
+func (s *Server) list(w http.ResponseWriter, r *http.Request) {
+	snaps, err := s.snapshotDirs(r)
+	if err != nil {
+		answer(w, err)
+		return
+	}
+	// Sidecar lists secondary index directories' files (one level down,
+	// named "<.index>/<file>") only when asked to.
+	depth := 1
+	if r.URL.Query().Get("includeSecondaryIndexFiles") == "true" {
+		depth = 2
+	}
+	host, port := hostPort(r)
+	table := r.PathValue("table")
+	files := []fileInfo{}
+	for _, sd := range snaps {
+		names, err := listFiles(sd.path, depth)
+		if err != nil {
+			answer(w, err)
+			return
+		}
+		for _, n := range names {
+			tableName := table
+			if sd.id != "" {
+				tableName += "-" + sd.id
+			}
+			files = append(files, fileInfo{Size: n.size, Host: host, Port: port, DataDirIndex: sd.dataDir,
+				SnapshotName: r.PathValue("snapshot"), KeySpaceName: r.PathValue("keyspace"), TableName: tableName, FileName: n.name})
+		}
+	}
+	if len(files) == 0 {
+		fail(w, http.StatusNotFound, fmt.Sprintf("Snapshot '%s' not found", r.PathValue("snapshot")))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"snapshotFilesInfo": files})
+}
+
+type namedSize struct {
+	name string
+	size int64
+}
+
+// listFiles lists the regular files of a directory, and of its
+// subdirectories when depth is 2; a missing directory has none.
+func listFiles(dir string, depth int) ([]namedSize, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list snapshot directory: %w", err)
+	}
+	var out []namedSize
+	for _, e := range entries {
+		if e.IsDir() && depth > 1 {
+			sub, err := listFiles(filepath.Join(dir, e.Name()), depth-1)
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range sub {
+				out = append(out, namedSize{e.Name() + "/" + f.name, f.size})
+			}
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		out = append(out, namedSize{e.Name(), info.Size()})
+	}
+	return out, nil
+}
+
+func (s *Server) clear(w http.ResponseWriter, r *http.Request) {
+	s.snapMu.Lock()
+	defer s.snapMu.Unlock()
+	snaps, err := s.snapshotDirs(r)
+	if err != nil {
+		answer(w, err)
+		return
+	}
+	found := false
+	for _, sd := range snaps {
+		if _, err := os.Stat(sd.path); err != nil {
+			continue
+		}
+		found = true
+		if err := os.RemoveAll(sd.path); err != nil {
+			answer(w, fmt.Errorf("remove snapshot: %w", err))
+			return
+		}
+	}
+	if !found {
+		fail(w, http.StatusNotFound, fmt.Sprintf("Snapshot '%s' not found", r.PathValue("snapshot")))
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}
