@@ -31,6 +31,10 @@ type sliceState struct {
 	types   []*marshal.Type
 	open    DeletionTime // range deletion open at the current position
 	started bool
+	// pastStart: an unfiltered beyond the start's prefix was seen. Until
+	// then a row equal to an exclusive start can still follow a marker
+	// that started the slice at the same clustering, and is skipped.
+	pastStart bool
 	ended   bool
 	pending bool // held is an element to return after a synthesized start
 	held    Unfiltered
@@ -271,6 +275,12 @@ func (s *Scanner) sliceStep(have bool) bool {
 				st.pending = true
 				return true
 			}
+		}
+		if !st.pastStart && len(st.sl.Start.Values) > 0 {
+			if !u.Marker && st.beforeStart(u) {
+				continue
+			}
+			st.pastStart = comparePrefix(st.types, u.Clustering, st.sl.Start.Values) > 0
 		}
 		if st.afterEnd(u) {
 			st.ended = true

@@ -1,6 +1,7 @@
 package sstable_test
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -140,5 +141,44 @@ func TestSliceMatchesFullScan(t *testing.T) {
 	t.Logf("%d slices, %d used the row index to skip blocks, %d of them into an open range deletion", checked, jumps, into)
 	if jumps < 20 || into < 1 {
 		t.Errorf("row-index jumps %d (into a deletion: %d): the wide partitions should exercise both", jumps, into)
+	}
+}
+
+// TestSliceExclusiveStartAtAMarker pins a case the randomized test found:
+// in nb/wide, partition 2 has a range deletion opening at row 50, just
+// before the row. A slice starting exclusively at 50 starts at that
+// marker (its deletion covers the rows after 50 too) and must still skip
+// row 50 itself.
+func TestSliceExclusiveStartAtAMarker(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(corpusRoot(), "nb", "corpus", "wide-*", "nb-1-big-Data.db"))
+	if len(files) != 1 {
+		t.Fatalf("nb wide: %v", files)
+	}
+	r, err := sstable.Open(files[0], sstable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	at50 := [][]byte{{0, 0, 0, 50}}
+	for _, incl := range []bool{true, false} {
+		s, err := r.GetSlice([]byte{0, 0, 0, 2}, sstable.Slice{Start: sstable.Bound{Values: at50, Inclusive: incl}})
+		if err != nil || !s.NextPartition() {
+			t.Fatalf("get slice: %v", err)
+		}
+		row50, first := false, true
+		for s.NextUnfiltered() {
+			u := s.Unfiltered()
+			if first && !(u.Marker && bytes.Equal(u.Clustering[0], at50[0])) {
+				t.Fatalf("inclusive %v: first unfiltered %+v, want the deletion opening at 50", incl, u)
+			}
+			first = false
+			row50 = row50 || !u.Marker && bytes.Equal(u.Clustering[0], at50[0])
+		}
+		if err := s.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if row50 != incl {
+			t.Errorf("slice from 50, inclusive %v: row 50 returned %v", incl, row50)
+		}
 	}
 }
