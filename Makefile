@@ -8,7 +8,7 @@ HARNESS := $(GO) run ./cmd/cassandra-harness
 
 BENCH   := $(BUILD)/bench
 
-.PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean
+.PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-lane-a
 
 run:
 	$(GO) run ./cmd/sstable-flight --snapshot-dir build/snapshots
@@ -78,6 +78,19 @@ bench: bench-data
 		echo "== $$m"; cat $(BENCH)/$$m/cql-baseline.json; echo; \
 		SSTF_BENCH_DIR=$(abspath $(BENCH))/$$m $(GO) test -run NONE -bench . -benchmem ./sstable/ || exit 1; \
 	done
+
+# Lane A (issue #7): a Cassandra node, the lanea dataset written through
+# CQL (1M key-value rows, 100k series × 10 rows) and compacted, and
+# sstable-flight as a process beside it; then warm keyed reads, keyed
+# throughput, cold first touch and idle RSS, scan rate and overload, each
+# against the same shape through CQL, into build/lane-a/report.md and
+# report.json (flags: go run ./cmd/bench-lane-a -h). About 5 minutes on a
+# 2-core machine with the defaults (a minute or two writing the data, the
+# rest 10 s steps; a first run also fetches Cassandra); under a minute with
+# LANEA_FLAGS='-kv-rows 20000 -ts-partitions 2000 -step 3s -warmup 1s -ramp 1,4 -overload-duration 5s'.
+LANEA_FLAGS ?=
+bench-lane-a: deps
+	$(HARNESS) run -mode oa -- $(GO) run ./cmd/bench-lane-a $(LANEA_FLAGS)
 
 clean:
 	rm -rf $(BUILD)

@@ -80,6 +80,11 @@ type Config struct {
 	CQLPassword string
 	CQLPageSize int // scan page size (default 5000)
 
+	// BeforeStep, when set, runs before each step's warm-up with the arm
+	// ("flight" or "cql") and the step's index: Lane A starts a server
+	// CPU profile there, so it covers one step and nothing else.
+	BeforeStep func(arm string, index int)
+
 	Out      io.Writer // the readable tables; nil discards them
 	Progress io.Writer // the progress line during long steps; nil: none
 	JSONL    io.Writer // one JSON object per step; nil: none

@@ -1,6 +1,6 @@
 // Package loadgen is the server-direct measurement rig behind
 // cmd/flight-loadgen. It drives the Flight server with one query shape
-// (point, in, limit, scan, range) in closed-loop concurrency ramps or at an
+// (point, in, slice, limit, scan, range) or a weighted mix in closed-loop concurrency ramps or at an
 // open-loop fixed rate, records latencies in HDR histograms, scrapes the
 // server's /metrics for its RSS and CPU during each step, and can run the
 // same shape over the same keys through Cassandra's CQL path so that every
@@ -23,5 +23,9 @@
 //	step.go       one step: closed loop or open loop, warm-up, drain
 //	scrape.go     the server's Prometheus metrics
 //	report.go     the terminal table, ratio lines, JSONL and CSV
+//	html.go       the HTML report: charts over the ramp and every step
 //	run.go        Run: the whole ramp, both arms
+//
+// and Lane A (cmd/bench-lane-a), whose lanea*.go files are listed in
+// lanea.go.
 package loadgen

@@ -97,6 +97,9 @@ func runRamp(ctx context.Context, cfg *Config, tg Target, sc *scraper, out *repo
 		if err := ctx.Err(); err != nil {
 			return steps, fmt.Errorf("run %s ramp: %w", tg.Arm(), err)
 		}
+		if cfg.BeforeStep != nil {
+			cfg.BeforeStep(tg.Arm(), i)
+		}
 		s := runStep(ctx, cfg, tg, sc, i, conc)
 		steps = append(steps, s)
 		if err := out.step(s); err != nil {

@@ -126,3 +126,24 @@ func parseMetrics(r io.Reader, names ...string) (map[string]float64, error) {
 	}
 	return out, nil
 }
+
+// get scrapes once and returns the named metrics, summed over labels.
+func (s *scraper) get(ctx context.Context, names ...string) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("scrape %s: %w", s.url, err)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("scrape %s: %w", s.url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("scrape %s: %s", s.url, resp.Status)
+	}
+	m, err := parseMetrics(resp.Body, names...)
+	if err != nil {
+		return nil, fmt.Errorf("scrape %s: %w", s.url, err)
+	}
+	return m, nil
+}
