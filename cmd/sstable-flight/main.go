@@ -79,7 +79,17 @@ func run() error {
 			catOpts.Session = session
 		}
 	}
-	cfg.Schemas = flightserver.NewCatalogSchemas(catalog.New(catOpts))
+	cat := catalog.New(catOpts)
+	if catOpts.Session != nil {
+		// Read the schema before serving: the first query of a table
+		// must not wait for a dozen system_schema queries.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if err := cat.Refresh(ctx); err != nil {
+			cfg.Logger.Warn("read schema from cassandra: will retry on first use", "err", err)
+		}
+		cancel()
+	}
+	cfg.Schemas = flightserver.NewCatalogSchemas(cat)
 
 	srv, err := flightserver.New(cfg)
 	if err != nil {
