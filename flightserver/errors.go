@@ -35,7 +35,7 @@ func toStatus(err error) error {
 	switch {
 	case errors.Is(err, errInvalid):
 		return status.Error(codes.InvalidArgument, err.Error())
-	case errors.Is(err, errNotFound):
+	case errors.Is(err, errNotFound), errors.Is(err, snapshot.ErrNoTable):
 		return status.Error(codes.NotFound, err.Error())
 	case errors.Is(err, snapshot.ErrEpochGone):
 		// The ticket's snapshot was retired: plan the query again.

@@ -75,6 +75,19 @@ func (cs *CatalogSchemas) TableID(keyspace, table string) (string, bool) {
 	return t.ID, true
 }
 
+// Tables lists the tables of Cassandra's schema (none before it was read).
+func (cs *CatalogSchemas) Tables() []snapshot.TableDir {
+	sch := cs.cat.Schema()
+	if sch == nil {
+		return nil
+	}
+	out := make([]snapshot.TableDir, 0, len(sch.Tables))
+	for _, t := range sch.Tables {
+		out = append(out, snapshot.TableDir{Keyspace: t.Keyspace, Table: t.Name, ID: t.ID})
+	}
+	return out
+}
+
 // Refresh reads Cassandra's schema now.
 func (cs *CatalogSchemas) Refresh(ctx context.Context) error { return cs.cat.Refresh(ctx) }
 

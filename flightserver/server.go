@@ -99,11 +99,15 @@ type Server struct {
 // New builds a server over cfg.DataDir; Serve starts it.
 func New(cfg Config) (*Server, error) {
 	cfg.defaults()
-	if st, err := os.Stat(cfg.DataDir); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("start server: data directory %q: not a readable directory", cfg.DataDir)
+	if cfg.Snapshot.Mode != snapshot.Sidecar {
+		if st, err := os.Stat(cfg.DataDir); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("start server: data directory %q: not a readable directory", cfg.DataDir)
+		}
 	}
 	sc := cfg.Snapshot
-	sc.DataDir = cfg.DataDir
+	if sc.Mode != snapshot.Sidecar {
+		sc.DataDir = cfg.DataDir
+	}
 	snaps, err := snapshot.NewManager(sc)
 	if err != nil {
 		return nil, fmt.Errorf("start server: %w", err)

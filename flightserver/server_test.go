@@ -135,3 +135,12 @@ func flightTicket(b []byte) *flight.Ticket { return &flight.Ticket{Ticket: b} }
 func newReader(stream flight.FlightService_DoGetClient) (*flight.Reader, error) {
 	return flight.NewRecordReader(stream)
 }
+
+// shutdown stops the server now (the test's cleanup stops it again,
+// which does nothing more).
+func (ts *testServer) shutdown(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ts.srv.Shutdown(ctx)
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -92,6 +93,15 @@ func (ts *tables) acquireEpoch(ctx context.Context, keyspace, name, id string) (
 func (ts *tables) find(keyspace, name string) (snapshot.TableDir, error) {
 	if !validName.MatchString(keyspace) || !validName.MatchString(name) {
 		return snapshot.TableDir{}, fmt.Errorf("find table %q.%q: %w (not a valid Cassandra name)", keyspace, name, errNotFound)
+	}
+	if ts.snaps.Mode() == snapshot.Sidecar {
+		// No local directory: the table is whatever Sidecar snapshots
+		// (an unknown one fails the cut with snapshot.ErrNoTable).
+		td := snapshot.SidecarTable(keyspace, name)
+		if ids, ok := ts.schemas.(tableIDs); ok {
+			td.ID, _ = ids.TableID(keyspace, name)
+		}
+		return td, nil
 	}
 	key := keyspace + "/" + name
 	now := ts.now()
@@ -196,7 +206,27 @@ func newestDir(dirs []snapshot.TableDir) snapshot.TableDir {
 	return best
 }
 
-// all lists every table of the data directory.
+// tableLister is a SchemaSource that knows every table (Cassandra's
+// schema): Sidecar mode lists tables from it, having no directory.
+type tableLister interface {
+	Tables() []snapshot.TableDir
+}
+
+// all lists every table of the data directory, or in Sidecar mode every
+// user table the schema source knows.
 func (ts *tables) all() ([]snapshot.TableDir, error) {
-	return snapshot.Layout(ts.dataDir)
+	if ts.snaps.Mode() != snapshot.Sidecar {
+		return snapshot.Layout(ts.dataDir)
+	}
+	l, ok := ts.schemas.(tableLister)
+	if !ok {
+		return nil, nil
+	}
+	var out []snapshot.TableDir
+	for _, td := range l.Tables() {
+		if !strings.HasPrefix(td.Keyspace, "system") {
+			out = append(out, snapshot.SidecarTable(td.Keyspace, td.Table))
+		}
+	}
+	return out, nil
 }

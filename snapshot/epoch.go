@@ -22,6 +22,9 @@ type Epoch struct {
 	state  *tableState
 	shared []*sharedReader
 	linked bool // Dir is ours to delete
+	// sidecarSnap is the Cassandra snapshot of a Sidecar epoch, whose
+	// readers are its own (Readers).
+	sidecarSnap string
 
 	// Guarded by m.mu.
 	refs       int
@@ -78,6 +81,16 @@ func (m *Manager) retire(e *Epoch, forced bool) bool {
 // cleanup closes the epoch's readers (those no other epoch shares) and
 // removes its links.
 func (e *Epoch) cleanup() {
+	if e.sidecarSnap != "" {
+		for _, r := range e.Readers {
+			r.Close()
+		}
+		e.m.mu.Lock()
+		e.m.owned -= len(e.Readers)
+		e.m.mu.Unlock()
+		e.m.dropSidecarSnapshot(e.Table.Keyspace, e.Table.Table, e.sidecarSnap)
+		return
+	}
 	e.m.dropReaders(e.shared)
 	e.shared = nil
 	if e.linked {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
@@ -50,6 +51,11 @@ type Config struct {
 	Now       func() time.Time
 	// Open opens an SSTable (default sstable.Open with CRC checks).
 	Open func(path string) (*sstable.Reader, error)
+	// Sidecar is Sidecar mode's client: epochs are Cassandra snapshots
+	// read over HTTP (see sidecarmode.go). OpenFS opens an SSTable through
+	// its FS (default sstable.Open with CRC checks).
+	Sidecar *sidecar.Client
+	OpenFS  func(path string, fsys sstable.FS) (*sstable.Reader, error)
 }
 
 // DefaultWindow and DefaultGrace are Config's defaults.
@@ -96,6 +102,8 @@ type Manager struct {
 	epochs   map[string]*Epoch      // alive and leasable, by ID
 	retiring int                    // retired, still leased
 	readers  map[fileID]*sharedReader
+	owned    int // readers of Sidecar epochs, each epoch's own
+	journal  *journal
 	stats    Stats
 	closed   bool
 	pinnedAt time.Time
@@ -119,6 +127,9 @@ func NewManager(cfg Config) (*Manager, error) {
 	}
 	if cfg.Window <= 0 {
 		cfg.Window = DefaultWindow
+		if cfg.Mode == Sidecar {
+			cfg.Window = DefaultSidecarWindow
+		}
 	}
 	if cfg.Grace <= 0 {
 		cfg.Grace = DefaultGrace
@@ -128,6 +139,11 @@ func NewManager(cfg Config) (*Manager, error) {
 	}
 	if cfg.Open == nil {
 		cfg.Open = func(path string) (*sstable.Reader, error) { return sstable.Open(path, sstable.Options{}) }
+	}
+	if cfg.OpenFS == nil {
+		cfg.OpenFS = func(path string, fsys sstable.FS) (*sstable.Reader, error) {
+			return sstable.Open(path, sstable.Options{FS: fsys})
+		}
 	}
 	m := &Manager{
 		cfg:         cfg,
@@ -149,8 +165,26 @@ func NewManager(cfg Config) (*Manager, error) {
 		}
 		m.root = r
 	case Live:
+	case Sidecar:
+		if cfg.Sidecar == nil {
+			return nil, errors.New("start snapshot manager: sidecar mode needs a Sidecar client")
+		}
+		if m.cfg.Dir == "" {
+			m.cfg.Dir = filepath.Join(os.TempDir(), "sstable-flight-sidecar")
+		}
+		// The directory only keeps the journal of our Cassandra snapshots.
+		r, err := openRoot(m.cfg.Dir, "")
+		if err != nil {
+			return nil, err
+		}
+		m.root = r
+		m.journal = openJournal(r.path)
+		if err := m.clearLeftovers(); err != nil {
+			r.close()
+			return nil, err
+		}
 	default:
-		return nil, fmt.Errorf("start snapshot manager: mode %q (want %s or %s)", cfg.Mode, Hardlink, Live)
+		return nil, fmt.Errorf("start snapshot manager: mode %q (want %s, %s or %s)", cfg.Mode, Hardlink, Live, Sidecar)
 	}
 	go m.janitor()
 	return m, nil
@@ -259,6 +293,9 @@ const maxAttempts = 10
 // refresh lists the live SSTables and returns cur when they are cur's,
 // else a new epoch holding them.
 func (m *Manager) refresh(td TableDir, cur *Epoch) (*Epoch, error) {
+	if m.cfg.Mode == Sidecar {
+		return m.cutSidecar(td, cur)
+	}
 	var err error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		if attempt > 0 {
@@ -289,10 +326,7 @@ func (m *Manager) refresh(td TableDir, cur *Epoch) (*Epoch, error) {
 // cut makes a new epoch of the listed SSTables: links them (Hardlink)
 // and opens their readers, reusing readers of files already open.
 func (m *Manager) cut(td TableDir, live []SSTable) (*Epoch, error) {
-	m.mu.Lock()
-	m.seq++
-	id := m.incarnation + "-" + strconv.FormatUint(m.seq, 10)
-	m.mu.Unlock()
+	id := m.nextID()
 	e := &Epoch{ID: id, Dir: td.Path, Cut: m.cfg.Now(), m: m}
 	e.Table = td
 	e.Table.SSTables = live
@@ -324,6 +358,15 @@ func (m *Manager) cut(td TableDir, live []SSTable) (*Epoch, error) {
 
 // retryable errors come from racing Cassandra: a file listed a moment
 // ago is gone (a compaction finished), or a transaction is finishing.
+// nextID names a new epoch: unique in this process, and across restarts
+// by the incarnation.
+func (m *Manager) nextID() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.seq++
+	return m.incarnation + "-" + strconv.FormatUint(m.seq, 10)
+}
+
 func retryable(err error) bool {
 	return errors.Is(err, errVanished) || errors.Is(err, ErrTxnInProgress) || errors.Is(err, fs.ErrNotExist)
 }
@@ -365,7 +408,7 @@ func (m *Manager) Stats() Stats {
 	defer m.mu.Unlock()
 	s := m.stats
 	s.Epochs = len(m.epochs) + m.retiring
-	s.Readers = len(m.readers)
+	s.Readers = len(m.readers) + m.owned
 	now := m.cfg.Now()
 	for _, e := range m.epochs {
 		s.OldestEpochAge = max(s.OldestEpochAge, now.Sub(e.Cut))

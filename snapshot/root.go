@@ -32,18 +32,22 @@ func openRoot(dir, dataDir string) (*root, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open snapshot dir %s: %w", dir, err)
 	}
-	data, err := filepath.Abs(dataDir)
-	if err != nil {
-		return nil, fmt.Errorf("open snapshot dir: data dir %s: %w", dataDir, err)
-	}
-	if within(abs, data) || within(data, abs) {
-		return nil, fmt.Errorf("open snapshot dir %s: it must not be inside Cassandra's data directory %s or contain it", abs, data)
-	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
+	if dataDir != "" { // hard links: the data directory's filesystem, outside it
+		data, err := filepath.Abs(dataDir)
+		if err != nil {
+			return nil, fmt.Errorf("open snapshot dir: data dir %s: %w", dataDir, err)
+		}
+		if within(abs, data) || within(data, abs) {
+			return nil, fmt.Errorf("open snapshot dir %s: it must not be inside Cassandra's data directory %s or contain it", abs, data)
+		}
+		if err := os.MkdirAll(abs, 0o755); err != nil {
+			return nil, fmt.Errorf("open snapshot dir: %w", err)
+		}
+		if err := sameDevice(abs, data); err != nil {
+			return nil, err
+		}
+	} else if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, fmt.Errorf("open snapshot dir: %w", err)
-	}
-	if err := sameDevice(abs, data); err != nil {
-		return nil, err
 	}
 	entries, err := os.ReadDir(abs)
 	if err != nil {
@@ -85,8 +89,8 @@ func (r *root) clear() error {
 	}
 	var errs []error
 	for _, e := range entries {
-		if e.Name() == rootMarker {
-			continue
+		if e.Name() == rootMarker || e.Name() == journalFile {
+			continue // the journal outlives a run: its snapshots are Cassandra's
 		}
 		if err := os.RemoveAll(filepath.Join(r.path, e.Name())); err != nil {
 			errs = append(errs, fmt.Errorf("clear snapshot dir: %w", err))

@@ -35,9 +35,9 @@ type sliceState struct {
 	// then a row equal to an exclusive start can still follow a marker
 	// that started the slice at the same clustering, and is skipped.
 	pastStart bool
-	ended   bool
-	pending bool // held is an element to return after a synthesized start
-	held    Unfiltered
+	ended     bool
+	pending   bool // held is an element to return after a synthesized start
+	held      Unfiltered
 	// jumped: the stream was moved to the slice's first block;
 	// staticDone: the static row was returned.
 	jumped, staticDone bool

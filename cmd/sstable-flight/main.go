@@ -19,6 +19,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/snapshot"
+	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 )
 
 func main() {
@@ -50,8 +51,16 @@ func run() error {
 	flag.DurationVar(&cfg.Snapshot.Window, "snapshot-window", snapshot.DefaultWindow, "freshness window: queries within it share one snapshot")
 	flag.DurationVar(&cfg.Snapshot.Grace, "snapshot-grace", snapshot.DefaultGrace, "how long a superseded snapshot stays after its last use, for the rest of its query's splits")
 	flag.Int64Var(&cfg.Snapshot.PinnedCap, "snapshot-pinned-cap", 0, "bytes that snapshots may keep of files Cassandra deleted before superseded ones retire early (0: no cap)")
+	sidecarURL := flag.String("sidecar", "", "Cassandra Sidecar base URL, e.g. http://127.0.0.1:9043: snapshots are taken and read through it (no shared data directory); token from env SSTF_SIDECAR_TOKEN")
 	flag.Parse()
 	cfg.Snapshot.Mode = snapshot.Mode(*mode)
+	if *sidecarURL != "" {
+		cfg.Snapshot.Mode = snapshot.Sidecar
+		cfg.Snapshot.Sidecar = sidecar.New(*sidecarURL, sidecar.Options{BearerToken: os.Getenv("SSTF_SIDECAR_TOKEN")})
+		if !flagSet("snapshot-window") {
+			cfg.Snapshot.Window = 0 // Sidecar mode's default: each epoch flushes the table
+		}
+	}
 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -150,4 +159,11 @@ func cqlSession(addr, user string) (*gocql.Session, error) {
 		return nil, fmt.Errorf("connect to cassandra %s: %w", addr, err)
 	}
 	return s, nil
+}
+
+// flagSet reports whether a flag was given on the command line.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
