@@ -1,6 +1,8 @@
 package flightserver
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"time"
 
@@ -15,11 +17,40 @@ import (
 // (well under a millisecond at scan speed).
 const cancelCheckRows = 1024
 
+// ticketOf reads a DoGet ticket: one a plan issued, or a command
+// (docs/flight-api.md) that plans to a single endpoint, which a client
+// may send straight to DoGet to read a few keys in one round trip.
+func (s *service) ticketOf(ctx context.Context, b []byte) (*Ticket, error) {
+	if !bytes.Contains(b, []byte(`"version"`)) {
+		t, err := DecodeTicket(b)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		return t, nil
+	}
+	c, err := ParseCommand(b)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	info, err := s.plan(ctx, c, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(info.Endpoint) != 1 {
+		return nil, invalid(fmt.Errorf("read command as a ticket: it plans %d endpoints; a command sent to DoGet must plan one (call GetFlightInfo for the others)", len(info.Endpoint)))
+	}
+	t, err := DecodeTicket(info.Endpoint[0].Ticket.Ticket)
+	if err != nil {
+		return nil, fmt.Errorf("read the planned ticket: %w", err)
+	}
+	return t, nil
+}
+
 func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetServer) error {
 	ctx := stream.Context()
-	t, err := DecodeTicket(tkt.GetTicket())
+	t, err := s.ticketOf(ctx, tkt.GetTicket())
 	if err != nil {
-		return invalid(err)
+		return err
 	}
 	release, err := s.adm.acquire(ctx)
 	if err != nil {

@@ -104,6 +104,9 @@ func TestStatusCodes(t *testing.T) {
 		{"bad composite key", `{"v":1,"ks":"corpus","t":"clustered","key":"AAEx","now":1}`, codes.InvalidArgument},
 		{"key and keys", `{"v":1,"ks":"corpus","t":"many","key":"AAEx","keys":["AAEx"],"now":1}`, codes.InvalidArgument},
 		{"empty key list", `{"v":1,"ks":"corpus","t":"many","keys":[],"now":1}`, codes.InvalidArgument},
+		{"command of 2 endpoints", `{"version":1,"keyspace":"corpus","table":"many","splits":2}`, codes.InvalidArgument},
+		{"command, unknown table", `{"version":1,"keyspace":"corpus","table":"nope"}`, codes.NotFound},
+		{"command, bad field", `{"version":1,"keyspace":"corpus","table":"many","colums":["v"]}`, codes.InvalidArgument},
 		{"retired epoch", `{"v":1,"ks":"corpus","t":"many","range":["0","0"],"now":1,"epoch":"gone-1"}`, codes.Aborted},
 	}
 	for _, c := range ticketCases {

@@ -3,6 +3,8 @@ package flightserver_test
 import (
 	"context"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
 )
 
 // TestINIsOneStream: an IN list is planned as one endpoint that reads
@@ -38,5 +40,17 @@ func TestINIsOneStream(t *testing.T) {
 	got, _ = count(map[string]any{"version": 1, "keyspace": "corpus", "table": "many", "keys": keys, "limit": 2})
 	if got != 2 {
 		t.Fatalf("IN of 3 keys, limit 2: %d rows", got)
+	}
+
+	// The same command sent straight to DoGet: one round trip, same rows.
+	d := cmd(t, map[string]any{"version": 1, "keyspace": "corpus", "table": "many", "keys": keys})
+	info, err := ts.client.GetFlightInfo(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want2 := renderRows(ts.readAll(t, info))
+	direct := &flight.FlightInfo{Endpoint: []*flight.FlightEndpoint{{Ticket: &flight.Ticket{Ticket: d.Cmd}}}}
+	if got := renderRows(ts.readAll(t, direct)); got != want2 || got == "" {
+		t.Fatalf("command as a ticket:\n%s\nvia GetFlightInfo:\n%s", got, want2)
 	}
 }

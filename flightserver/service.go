@@ -62,8 +62,7 @@ func (s *service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*f
 	if err != nil {
 		return nil, err
 	}
-	schema := l.t.projectedSchema(proj)
-	return &flight.SchemaResult{Schema: flight.SerializeSchema(schema, s.mem)}, nil
+	return &flight.SchemaResult{Schema: l.t.serializedSchema(proj, s.mem)}, nil
 }
 
 func (s *service) GetFlightInfo(ctx context.Context, d *flight.FlightDescriptor) (*flight.FlightInfo, error) {
@@ -88,11 +87,13 @@ func (s *service) plan(ctx context.Context, c *Command, d *flight.FlightDescript
 	if err != nil {
 		return nil, err
 	}
-	schema := l.t.projectedSchema(proj)
 	now := s.cfg.Now().Unix()
 	partitions, rows := estimate(l.readers())
 	perPartition := float64(rows) / math.Max(1, float64(partitions))
-	info := &flight.FlightInfo{Schema: flight.SerializeSchema(schema, s.mem), FlightDescriptor: d, TotalBytes: -1, Ordered: true}
+	info := &flight.FlightInfo{FlightDescriptor: d, TotalBytes: -1, Ordered: true}
+	if d != nil { // a command sent to DoGet as its ticket needs no schema here
+		info.Schema = l.t.serializedSchema(proj, s.mem)
+	}
 	if len(c.Keys) > 0 {
 		keys, err := encodeKeys(l.t, c.Keys)
 		if err != nil {

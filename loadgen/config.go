@@ -66,6 +66,10 @@ type Config struct {
 	// Fanout bounds the concurrent DoGets of one op; 0 reads every
 	// endpoint at once, as a parallel client does.
 	Fanout int
+	// Direct sends the command of a point, in, slice or limit op straight
+	// to DoGet as its ticket (one round trip) instead of GetFlightInfo
+	// then DoGet: the server plans it in the same call.
+	Direct bool
 	// Mix is the weighted shapes of ShapeMix, e.g. point:80,slice:15,scan:5
 	// (see ParseMix); op i's shape is drawn from the seed and i, so both
 	// arms run the same shape for the same op.

@@ -42,6 +42,7 @@ type LaneAConfig struct {
 	ScanSplits int
 	ScanRamp   []int // A4
 	Seed       uint64
+	Direct     bool // A1/A2: commands straight to DoGet (one round trip)
 
 	ProfileSeconds int    // CPU profile during A1 and A4; 0: none
 	GoBin          string // for go tool pprof
@@ -180,7 +181,7 @@ func (cfg *LaneAConfig) loadConfig(srv *ServerProc, table, shape string, ramp []
 	return Config{
 		Addr: srv.Addr, Keyspace: cfg.Dataset.Keyspace, Table: table, Shape: shape,
 		Ramp: ramp, Step: cfg.Step, Warmup: cfg.Warmup, Seed: cfg.Seed,
-		Keys: cfg.Keys, ScanSplits: cfg.ScanSplits,
+		Keys: cfg.Keys, ScanSplits: cfg.ScanSplits, Direct: cfg.Direct,
 		MetricsURL: srv.MetricsURL(), CompareCQL: cfg.CQLAddr,
 		Out: cfg.Out, Progress: cfg.Progress,
 	}

@@ -27,12 +27,14 @@ type flightTarget struct {
 	fanout int
 	fixed  *flight.FlightDescriptor // scan and limit: the same command every op
 	prefix []byte                   // `{"version":1,"keyspace":...,"table":...,`
+	direct bool                     // single-endpoint shapes: the command is the DoGet ticket
 }
 
 func newFlightTarget(c flight.Client, s *TableSchema, cfg *Config, p *plan) (*flightTarget, error) {
 	ks, _ := json.Marshal(s.Keyspace)
 	tb, _ := json.Marshal(s.Table)
 	t := &flightTarget{c: c, shape: cfg.Shape, plan: p, k: cfg.K, fanout: cfg.Fanout,
+		direct: cfg.Direct && cfg.Shape != ShapeScan && cfg.Shape != ShapeRange,
 		prefix: []byte(`{"version":1,"keyspace":` + string(ks) + `,"table":` + string(tb) + `,`)}
 	var fixed []byte
 	switch cfg.Shape {
@@ -93,6 +95,9 @@ func (t *flightTarget) descriptor(op uint64) *flight.FlightDescriptor {
 }
 
 func (t *flightTarget) Do(ctx context.Context, op uint64) (Result, error) {
+	if t.direct {
+		return readStream(ctx, t.c, &flight.Ticket{Ticket: t.descriptor(op).Cmd})
+	}
 	info, err := t.c.GetFlightInfo(ctx, t.descriptor(op))
 	if err != nil {
 		return Result{}, fmt.Errorf("get flight info: %w", err)

@@ -39,6 +39,7 @@ func run() error {
 	flag.IntVar(&cfg.ScanSplits, "scan-splits", 4, "endpoints per scan, read concurrently")
 	flag.IntVar(&cfg.Keys, "keys", 10_000, "partition keys sampled for point reads")
 	flag.Uint64Var(&cfg.Seed, "seed", 1, "seed of the key sample and key choice")
+	flag.BoolVar(&cfg.Direct, "direct", true, "A1/A2 point reads send their command straight to DoGet (one round trip); false: GetFlightInfo then DoGet")
 	flag.IntVar(&t.OverloadClients, "overload-clients", t.OverloadClients, "A5's concurrent scan clients")
 	flag.DurationVar(&t.OverloadDuration, "overload-duration", t.OverloadDuration, "A5's step")
 	flag.IntVar(&cfg.ProfileSeconds, "profile-seconds", 10, "server CPU profile during A1 and A4 (at most a step; 0: none)")
@@ -129,9 +130,13 @@ func run() error {
 	}
 	cfg.CQLAddr = node.Addr()
 	cfg.Out, cfg.Progress = os.Stdout, os.Stderr
-	header.Load = fmt.Sprintf("closed loop, %s steps after %s warm-up, seed %d; point ramp %s over %d sampled keys; scan ramp %s with %d splits; "+
+	pointPath := "one round trip (the command as the DoGet ticket)"
+	if !cfg.Direct {
+		pointPath = "GetFlightInfo then DoGet"
+	}
+	header.Load = fmt.Sprintf("closed loop, %s steps after %s warm-up, seed %d; point ramp %s over %d sampled keys, %s; scan ramp %s with %d splits; "+
 		"overload %d clients × %s; sstable-flight with --cassandra, hard-link snapshots, default admission%s",
-		cfg.Step, cfg.Warmup, cfg.Seed, *ramp, cfg.Keys, *scanRamp, cfg.ScanSplits, t.OverloadClients, t.OverloadDuration, serverArgsNote(*serverArgs))
+		cfg.Step, cfg.Warmup, cfg.Seed, *ramp, cfg.Keys, pointPath, *scanRamp, cfg.ScanSplits, t.OverloadClients, t.OverloadDuration, serverArgsNote(*serverArgs))
 
 	m, runErr := loadgen.RunLaneA(ctx, cfg)
 	rep := loadgen.NewLaneAReport(header, t, m, runErr)

@@ -43,6 +43,7 @@ func run() error {
 	flag.IntVar(&cfg.K, "k", 10, "keys per op (in), rows per op (limit)")
 	flag.IntVar(&cfg.ScanSplits, "scan-splits", 4, "endpoints per scan op, read concurrently (also used to sample keys)")
 	flag.IntVar(&cfg.RangeFraction, "range-fraction", 64, "a range op reads 1/N of the token ring")
+	flag.BoolVar(&cfg.Direct, "direct", false, "point, in, slice and limit ops send their command straight to DoGet (one round trip) instead of GetFlightInfo then DoGet")
 	flag.IntVar(&cfg.Fanout, "fanout", 0, "most concurrent DoGets within one op (0: every endpoint at once)")
 	flag.StringVar(&cfg.MetricsURL, "metrics", "http://127.0.0.1:9102/metrics", "the server's Prometheus endpoint for its RSS and CPU (empty: none)")
 	flag.StringVar(&cfg.Token, "token", "", "bearer token for the Flight server (default: env SSTF_AUTH_TOKEN)")
