@@ -177,6 +177,34 @@ func sortedState(s string) string {
 	return strings.Join(lines, "")
 }
 
+// liveSnapshotServer runs the statements on the shared node and starts a
+// server over the node's data directory in hard-link mode (snapshots
+// beside the data directory, one directory per test), schemas from the
+// node. The session closes with the test.
+func liveSnapshotServer(t *testing.T, sc snapshot.Config, stmts ...string) (*cassandratest.Node, *gocql.Session, *testServer) {
+	t.Helper()
+	node := cassandratest.Shared(t)
+	s, err := node.Session()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	for _, q := range stmts {
+		if err := s.Query(q).Exec(); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	sc.Mode = snapshot.Hardlink
+	sc.Dir = filepath.Join(filepath.Dir(node.DataDir()), "sstf-snapshots-"+t.Name())
+	cat := catalog.New(catalog.Options{Session: s})
+	ts := startServer(t, "oa", func(c *flightserver.Config) {
+		c.DataDir = node.DataDir()
+		c.Schemas = flightserver.NewCatalogSchemas(cat)
+		c.Snapshot = sc
+	})
+	return node, s, ts
+}
+
 // TestSnapshotsRaceFlushesAndCompactions is issue #6's race test: a writer
 // applies batches of inserts, updates and deletes of every kind to a real
 // node, flushing after each, while compactions run in a loop; scanners
@@ -185,30 +213,12 @@ func sortedState(s string) string {
 // at one flush point, never a mix, never a duplicated row, never an
 // error, and each scanner's flush points never go back in time.
 func TestSnapshotsRaceFlushesAndCompactions(t *testing.T) {
-	node := cassandratest.Shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	s, err := node.Session()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	for _, q := range []string{
+	node, s, ts := liveSnapshotServer(t, snapshot.Config{Window: 200 * time.Millisecond, Grace: 5 * time.Second},
 		"DROP KEYSPACE IF EXISTS race",
 		"CREATE KEYSPACE race WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-		"CREATE TABLE race.t (k int, c int, b int, v text, PRIMARY KEY (k, c))",
-	} {
-		if err := s.Query(q).Exec(); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	cat := catalog.New(catalog.Options{Session: s})
-	ts := startServer(t, "oa", func(c *flightserver.Config) {
-		c.DataDir = node.DataDir()
-		c.Schemas = flightserver.NewCatalogSchemas(cat)
-		c.Snapshot = snapshot.Config{Mode: snapshot.Hardlink, Dir: filepath.Join(filepath.Dir(node.DataDir()), "sstf-snapshots-race"),
-			Window: 200 * time.Millisecond, Grace: 5 * time.Second}
-	})
+		"CREATE TABLE race.t (k int, c int, b int, v text, PRIMARY KEY (k, c))")
 
 	m := &raceModel{rows: map[[2]int]string{}, states: []string{""}}
 	index := map[string]int{"": 0}
@@ -349,29 +359,12 @@ func TestSnapshotsRaceFlushesAndCompactions(t *testing.T) {
 // after T + window + 1 s; the time to the first query that sees it is
 // logged (docs/PERFORMANCE.md records it).
 func TestFreshnessAfterFlush(t *testing.T) {
-	node := cassandratest.Shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	s, err := node.Session()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	for _, q := range []string{
+	node, s, ts := liveSnapshotServer(t, snapshot.Config{},
 		"CREATE KEYSPACE IF NOT EXISTS fresh WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"DROP TABLE IF EXISTS fresh.t",
-		"CREATE TABLE fresh.t (k int PRIMARY KEY, v int)",
-	} {
-		if err := s.Query(q).Exec(); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	cat := catalog.New(catalog.Options{Session: s})
-	ts := startServer(t, "oa", func(c *flightserver.Config) {
-		c.DataDir = node.DataDir()
-		c.Schemas = flightserver.NewCatalogSchemas(cat)
-		c.Snapshot = snapshot.Config{Mode: snapshot.Hardlink, Dir: filepath.Join(filepath.Dir(node.DataDir()), "sstf-snapshots-fresh")}
-	})
+		"CREATE TABLE fresh.t (k int PRIMARY KEY, v int)")
 	count := func() (int64, error) {
 		body, _ := json.Marshal(map[string]any{"version": 1, "keyspace": "fresh", "table": "t", "columns": []string{"k"}})
 		info, err := ts.client.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: body})
