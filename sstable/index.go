@@ -235,7 +235,14 @@ func (r *Reader) locate(key []byte) (int64, check, bool, error) {
 		}
 		return pos, c, err == nil, err
 	case r.idx.summary != nil:
-		it, err := r.indexFrom(r.idx.summary.Floor(key))
+		floor := r.idx.summary.Floor(key)
+		if pos, c, ok, err := r.findInInterval(floor, key); ok || err != nil {
+			return pos, c, ok, err
+		}
+		// Not in its summary interval: absent (a bloom filter false
+		// positive). Scan again in order, to check the entries around
+		// the place the key would have.
+		it, err := r.indexFrom(floor)
 		if err != nil {
 			return 0, check{}, false, err
 		}
@@ -260,6 +267,33 @@ func (r *Reader) locate(key []byte) (int64, check, bool, error) {
 		return 0, check{}, false, r.verifyLast(prev)
 	}
 	return 0, check{}, false, fmt.Errorf("look up a key in %s: no partition index", r.dataPath)
+}
+
+// findInInterval looks for key among the Index.db entries of summary
+// interval i (from its entry to the next one's) by bytes alone: equal
+// keys are the same partition, so a key that is there is found without
+// the Murmur3 hash of every entry before it that an ordered scan needs
+// (3.4% of the server's CPU under point reads).
+func (r *Reader) findInInterval(i int, key []byte) (int64, check, bool, error) {
+	s := r.idx.summary
+	end := r.idx.index.Size()
+	if i+1 < s.Len() {
+		end = s.IndexPosition(i + 1)
+	}
+	it, err := r.indexFrom(i)
+	if err != nil {
+		return 0, check{}, false, err
+	}
+	for it.Next() {
+		e := it.Entry()
+		if bytes.Equal(e.Key, key) {
+			return e.DataPosition, check{key: append([]byte(nil), e.Key...), component: "Index.db"}, true, nil
+		}
+		if it.Pos() >= end { // the next entry is the next interval's
+			break
+		}
+	}
+	return 0, check{}, false, it.Err()
 }
 
 // CompareDecorated orders partition keys as Cassandra does (DecoratedKey):

@@ -1,8 +1,10 @@
 package big
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
+	"sync"
 
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 )
@@ -32,6 +34,12 @@ type Summary struct {
 	count   int
 	first   []byte
 	last    []byte
+
+	// tokens are the entries' Murmur3 tokens, computed on the first
+	// Floor: a lookup then hashes only the key sought instead of one
+	// summary key per step of the binary search.
+	tokensOnce sync.Once
+	tokens     []int64
 }
 
 // ParseSummary decodes Summary.db. b is kept, not copied: the Summary's
@@ -190,9 +198,33 @@ func (s *Summary) Search(cmp func(key []byte) int) int {
 // Floor is Search in partitioner order: the last entry whose key sorts
 // at or before key by (token, bytes).
 func (s *Summary) Floor(key []byte) int {
+	s.tokensOnce.Do(func() {
+		s.tokens = make([]int64, s.count)
+		for i := range s.tokens {
+			s.tokens[i] = Token(s.Key(i))
+		}
+	})
 	t := Token(key)
-	// compareDecorated(t, key, k) is key vs k; Search wants k vs key.
-	return s.Search(func(k []byte) int { return -compareDecorated(t, key, k) })
+	lo, hi := 0, s.count // as Search, comparing tokens before bytes
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		tm := s.tokens[mid]
+		c := 0 // entry mid vs key
+		switch {
+		case tm < t:
+			c = -1
+		case tm > t:
+			c = 1
+		default:
+			c = bytes.Compare(s.Key(mid), key)
+		}
+		if c <= 0 {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo - 1
 }
 
 // ScanPosition is the Index.db offset from which a forward scan is sure

@@ -11,7 +11,3 @@ func Token(key []byte) int64 { return murmur3.Token(key) }
 func CompareKeys(a, b []byte) int {
 	return murmur3.CompareDecorated(murmur3.Token(a), a, murmur3.Token(b), b)
 }
-
-func compareDecorated(ta int64, a, b []byte) int {
-	return murmur3.CompareDecorated(ta, a, murmur3.Token(b), b)
-}
