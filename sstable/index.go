@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/sstable-flight/sstable-flight/sstable/big"
 	"github.com/sstable-flight/sstable-flight/sstable/bti"
@@ -137,6 +138,7 @@ func (r *Reader) firstAfter(after int64) (int64, check, error) {
 		if err != nil {
 			return 0, check{}, err
 		}
+		defer it.release()
 		var prev entryRef
 		for it.Next() {
 			e := it.Entry()
@@ -163,7 +165,11 @@ func (r *Reader) indexFrom(i int) (*indexIter, error) {
 	if i >= 0 {
 		start = r.idx.summary.IndexPosition(i)
 	}
-	it := &indexIter{IndexReader: big.NewIndexReader(r.idx.index, start, big.IndexOptions{UIntDeletionTime: r.Version.UIntDeletionTime, Promoted: big.PromotedSkip, ReadSize: 4 << 10})}
+	buf, _ := indexBufs.Get().(*[]byte)
+	if buf == nil {
+		buf = new([]byte)
+	}
+	it := &indexIter{IndexReader: big.NewIndexReader(r.idx.index, start, big.IndexOptions{UIntDeletionTime: r.Version.UIntDeletionTime, Promoted: big.PromotedSkip, ReadSize: 4 << 10, Buf: *buf}), buf: buf}
 	if i < 0 {
 		return it, nil
 	}
@@ -185,6 +191,20 @@ func (r *Reader) indexFrom(i int) (*indexIter, error) {
 type indexIter struct {
 	*big.IndexReader
 	pending bool
+	buf     *[]byte // from indexBufs
+}
+
+// indexBufs recycles point lookups' Index.db read buffers: one per
+// lookup was half of a lookup's allocated bytes.
+var indexBufs sync.Pool
+
+// release returns the buffer; the iterator and its entries are dead.
+func (it *indexIter) release() {
+	if it.buf != nil {
+		*it.buf = it.IndexReader.Buffer()
+		indexBufs.Put(it.buf)
+		it.buf = nil
+	}
 }
 
 func (it *indexIter) Next() bool {
@@ -246,6 +266,7 @@ func (r *Reader) locate(key []byte) (int64, check, bool, error) {
 		if err != nil {
 			return 0, check{}, false, err
 		}
+		defer it.release()
 		var prev entryRef
 		for it.Next() {
 			e := it.Entry()
@@ -284,6 +305,7 @@ func (r *Reader) findInInterval(i int, key []byte) (int64, check, bool, error) {
 	if err != nil {
 		return 0, check{}, false, err
 	}
+	defer it.release()
 	for it.Next() {
 		e := it.Entry()
 		if bytes.Equal(e.Key, key) {

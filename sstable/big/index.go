@@ -40,6 +40,9 @@ type IndexOptions struct {
 	// ReadSize is the first read's size (0: 64 KiB). Point lookups scan at
 	// most one summary interval of entries and want a small first read.
 	ReadSize int
+	// Buf, when not nil, is read into while its capacity suffices (a
+	// caller's pooled buffer; Buffer returns what the reader used).
+	Buf []byte
 }
 
 // IndexEntry is one Index.db entry. Key and the clustering values alias
@@ -180,7 +183,7 @@ var indexBufSize = 64 << 10
 // NewIndexReader reads r (an Index.db) from offset start, which must be
 // the start of an entry: 0, or a Summary's IndexPosition.
 func NewIndexReader(r base.Readable, start int64, opts IndexOptions) *IndexReader {
-	it := &IndexReader{r: r, opts: opts, size: r.Size(), bufAt: start, pos: start, prev: -1}
+	it := &IndexReader{r: r, opts: opts, size: r.Size(), bufAt: start, pos: start, prev: -1, buf: opts.Buf[:0]}
 	if start < 0 || start > it.size {
 		it.err = base.Corruptf(r.Name(), indexComponent, start, "start index scan: position %d outside the %d-byte file", start, it.size)
 	}
@@ -252,6 +255,10 @@ func (it *IndexReader) fill() error {
 	}
 	return nil
 }
+
+// Buffer is the buffer the reader read into, for the caller to reuse once
+// it is done with the reader and its entries.
+func (it *IndexReader) Buffer() []byte { return it.buf[:0] }
 
 // Entry is the entry Next read; it is overwritten by the next call.
 func (it *IndexReader) Entry() *IndexEntry { return &it.entry }
