@@ -201,6 +201,15 @@ func (it *IndexReader) Next() bool {
 		if next >= it.size {
 			return false
 		}
+		if it.off == len(it.buf) {
+			// Nothing buffered (the first call): read before decoding,
+			// rather than fail a decode, whose error costs a formatted
+			// message (6.5% of the server's CPU under point reads).
+			if it.err = it.fill(); it.err != nil {
+				return false
+			}
+			continue
+		}
 		d := base.NewDecbuf(it.buf[it.off:], it.r.Name(), indexComponent, next)
 		err := ReadIndexEntry(&d, &it.opts, &it.entry)
 		if err == nil {
