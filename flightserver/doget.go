@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/sstable-flight/sstable-flight/reconcile"
 )
@@ -104,8 +103,10 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 		return err
 	}
 	defer b.release()
-	w := flight.NewRecordWriter(stream, ipc.WithSchema(b.rb.Schema()), ipc.WithAllocator(s.mem))
-	defer w.Close()
+	w := &recordSender{stream: stream, mem: s.mem}
+	if err := w.start(s.headers.header(b.rb.Schema(), s.mem, l.t.isAll(proj))); err != nil {
+		return err
+	}
 	s.metrics.phase.WithLabelValues("open").Observe(time.Since(openStart).Seconds())
 
 	send := func() error {
@@ -117,7 +118,7 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 		defer rec.Release()
 		sendStart := time.Now()
 		s.metrics.phase.WithLabelValues("encode").Observe(sendStart.Sub(encStart).Seconds())
-		if err := w.Write(rec); err != nil {
+		if err := w.write(rec); err != nil {
 			return fmt.Errorf("send batch: %w", err)
 		}
 		s.metrics.phase.WithLabelValues("send").Observe(time.Since(sendStart).Seconds())

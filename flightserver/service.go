@@ -25,6 +25,7 @@ type service struct {
 	adm     *admission
 	metrics *metrics
 	log     *slog.Logger
+	headers schemaHeaders // DoGet streams' schema messages
 }
 
 // command reads a descriptor: PATH [keyspace, table] or a JSON command.
