@@ -140,18 +140,9 @@ func newMerger(t *Table, readers []*sstable.Reader, opts Options, open func(*sst
 		m.cdel[i] = sstable.LiveDeletion
 	}
 	m.staticVals = make([]Value, n)
-	for _, c := range t.Columns {
-		m.hasStaticCols = m.hasStaticCols || c.Static
-	}
-	m.dropped = make([]int64, n)
-	m.plain = make([]bool, n)
-	for i, c := range t.Columns {
-		m.dropped[i] = t.droppedAt(i)
-		m.plain[i] = !c.Type.IsMultiCell() && c.Type.Kind != marshal.Counter && m.dropped[i] == NoTimestamp
-		if c.Static {
-			m.statics = append(m.statics, i)
-		}
-	}
+	d := t.derive() // shared, read only
+	m.dropped, m.plain, m.statics = d.dropped, d.plain, d.statics
+	m.hasStaticCols = len(d.statics) > 0
 	m.row.Values = make([]Value, n)
 	for _, r := range readers {
 		cols, err := t.columnMap(r)

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
@@ -27,6 +28,37 @@ type Table struct {
 	// re-added; a dropped column that is not re-added is simply absent
 	// from Columns, and its cells are ignored.
 	Dropped map[string]int64
+
+	// What every merger needs of the table, derived on first use: the
+	// table must not change once a merger has used it. Per merger this
+	// was most of a point read's allocations in reconcile.
+	once    sync.Once
+	derived derived
+}
+
+type derived struct {
+	byName  map[string]int // column name → index in Columns
+	dropped []int64        // per column: drop time, or NoTimestamp
+	plain   []bool         // per column: simple, not a counter, never dropped
+	statics []int          // indexes of the static columns
+}
+
+func (t *Table) derive() *derived {
+	t.once.Do(func() {
+		d := &t.derived
+		d.byName = make(map[string]int, len(t.Columns))
+		d.dropped = make([]int64, len(t.Columns))
+		d.plain = make([]bool, len(t.Columns))
+		for i, c := range t.Columns {
+			d.byName[c.Name] = i
+			d.dropped[i] = t.droppedAt(i)
+			d.plain[i] = !c.Type.IsMultiCell() && c.Type.Kind != marshal.Counter && d.dropped[i] == NoTimestamp
+			if c.Static {
+				d.statics = append(d.statics, i)
+			}
+		}
+	})
+	return &t.derived
 }
 
 // TableOf builds the table from the SSTables' serialization headers: the
@@ -84,10 +116,7 @@ func (t *Table) Without(names ...string) {
 // regular (0) column, or -1 for a column the table no longer has.
 func (t *Table) columnMap(r *sstable.Reader) ([2][]int, error) {
 	var m [2][]int
-	idx := map[string]int{}
-	for i, c := range t.Columns {
-		idx[c.Name] = i
-	}
+	idx := t.derive().byName
 	for k, cols := range [][]sstable.Column{r.Schema.Regular, r.Schema.Static} {
 		m[k] = make([]int, len(cols))
 		for i, c := range cols {
