@@ -16,6 +16,37 @@ import (
 // (well under a millisecond at scan speed).
 const cancelCheckRows = 1024
 
+// drain appends a merge's rows to the batcher, sending full batches, up
+// to the ticket's limit (counted in rows, across merges).
+func (s *service) drain(ctx context.Context, m *reconcile.Merger, b *batcher, t *Ticket, rows *int64, send func() error, decodeStart *time.Time) error {
+	for m.Next() {
+		full, err := b.add(m.Row())
+		if err != nil {
+			return fmt.Errorf("encode row of %s.%s: %w", t.Keyspace, t.Table, err)
+		}
+		*rows++
+		if *rows%cancelCheckRows == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if t.Limit > 0 && *rows >= t.Limit {
+			break
+		}
+		if full {
+			s.metrics.phase.WithLabelValues("decode").Observe(time.Since(*decodeStart).Seconds())
+			if err := send(); err != nil {
+				return err
+			}
+			*decodeStart = time.Now()
+		}
+	}
+	// A merge error after some batches fails the stream: the client never
+	// takes partial data for the whole range.
+	if err := m.Err(); err != nil {
+		return fmt.Errorf("read %s.%s: %w", t.Keyspace, t.Table, err)
+	}
+	return nil
+}
+
 // ticketOf reads a DoGet ticket: one a plan issued, or a command
 // (docs/flight-api.md) that plans to a single endpoint, which a client
 // may send straight to DoGet to read a few keys in one round trip.
@@ -133,30 +164,10 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 		if err != nil {
 			return fmt.Errorf("start merge of %s.%s: %w", t.Keyspace, t.Table, err)
 		}
-		for m.Next() {
-			full, err := b.add(m.Row())
-			if err != nil {
-				return fmt.Errorf("encode row of %s.%s: %w", t.Keyspace, t.Table, err)
-			}
-			rows++
-			if rows%cancelCheckRows == 0 && ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if t.Limit > 0 && rows >= t.Limit {
-				break
-			}
-			if full {
-				s.metrics.phase.WithLabelValues("decode").Observe(time.Since(decodeStart).Seconds())
-				if err := send(); err != nil {
-					return err
-				}
-				decodeStart = time.Now()
-			}
-		}
-		// A merge error after some batches fails the stream: the client
-		// never takes partial data for the whole range.
-		if err := m.Err(); err != nil {
-			return fmt.Errorf("read %s.%s: %w", t.Keyspace, t.Table, err)
+		err = s.drain(ctx, m, b, t, &rows, send, &decodeStart)
+		m.Release() // the rows were copied into the builders
+		if err != nil {
+			return err
 		}
 	}
 	if err := ctx.Err(); err != nil {

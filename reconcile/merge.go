@@ -163,6 +163,17 @@ func newMerger(t *Table, readers []*sstable.Reader, opts Options, open func(*sst
 	return m, m.err
 }
 
+// Release gives the merger's scanners back for reuse by later point reads
+// (sstable.Scanner.Release). The merger and every row it returned are
+// dead after it.
+func (m *Merger) Release() {
+	for _, src := range m.srcs {
+		src.s.Release()
+		src.s = nil
+	}
+	m.srcs = nil
+}
+
 // Err is the first error met.
 func (m *Merger) Err() error { return m.err }
 

@@ -3,6 +3,7 @@ package sstable
 import (
 	"bytes"
 	"math"
+	"sync"
 )
 
 // Scanner walks Data.db sequentially: partitions in token order, and the
@@ -97,8 +98,8 @@ func (r *Reader) Get(key []byte) (*Scanner, error) {
 	if !r.Murmur3() {
 		return nil, r.errPartitioner("look up a partition key")
 	}
-	s := &Scanner{r: r, dc: decoder{schema: r.Schema, header: &r.Stats.Header, version: r.Version}}
-	s.key = append([]byte{}, key...)
+	s := pointScanner(r)
+	s.key = append(s.key, key...)
 	pos, c, found, err := r.locate(key)
 	if err != nil {
 		return nil, err
@@ -110,6 +111,37 @@ func (r *Reader) Get(key []byte) (*Scanner, error) {
 	s.verify = &c
 	s.st.resetSized(r.data, r.dataPath, pos, pointReadChunk)
 	return s, nil
+}
+
+// scanners recycles scanners given back with Release: a point read's
+// Scanner and its 4 KiB buffer were, with the index buffer, nearly all a
+// lookup allocated.
+var scanners sync.Pool
+
+// pointScanner is a Scanner for Get, reusing a released one's buffers.
+func pointScanner(r *Reader) *Scanner {
+	old, _ := scanners.Get().(*Scanner)
+	if old == nil {
+		return &Scanner{r: r, dc: decoder{schema: r.Schema, header: &r.Stats.Header, version: r.Version}}
+	}
+	*old = Scanner{
+		r:   r,
+		dc:  decoder{schema: r.Schema, header: &r.Stats.Header, version: r.Version, present: old.dc.present[:0]},
+		st:  stream{buf: old.st.buf},
+		u:   Unfiltered{Clustering: old.u.Clustering[:0], Cells: old.u.Cells[:0], Complex: old.u.Complex[:0]},
+		key: old.key[:0],
+	}
+	return old
+}
+
+// Release gives the scanner back for reuse by a later Get. Neither it
+// nor anything it returned (keys, unfiltereds, cells) may be used after.
+func (s *Scanner) Release() {
+	if s == nil {
+		return
+	}
+	s.r, s.segs, s.verify, s.slice = nil, nil, nil, nil
+	scanners.Put(s)
 }
 
 // pointReadChunk is a point read's first Data.db read: most partitions
