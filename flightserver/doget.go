@@ -62,18 +62,14 @@ func (s *service) ticketOf(ctx context.Context, b []byte) (*Ticket, error) {
 	if err != nil {
 		return nil, invalid(err)
 	}
-	info, err := s.plan(ctx, c, nil)
+	p, err := s.planTickets(ctx, c, false)
 	if err != nil {
 		return nil, err
 	}
-	if len(info.Endpoint) != 1 {
-		return nil, invalid(fmt.Errorf("read command as a ticket: it plans %d endpoints; a command sent to DoGet must plan one (call GetFlightInfo for the others)", len(info.Endpoint)))
+	if len(p.tickets) != 1 {
+		return nil, invalid(fmt.Errorf("read command as a ticket: it plans %d endpoints; a command sent to DoGet must plan one (call GetFlightInfo for the others)", len(p.tickets)))
 	}
-	t, err := DecodeTicket(info.Endpoint[0].Ticket.Ticket)
-	if err != nil {
-		return nil, fmt.Errorf("read the planned ticket: %w", err)
-	}
-	return t, nil
+	return p.tickets[0], nil
 }
 
 func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetServer) error {

@@ -79,6 +79,29 @@ func (s *service) GetFlightInfo(ctx context.Context, d *flight.FlightDescriptor)
 // plan returns the endpoints of a command: one per partition key, or
 // token-range splits that cover the requested range exactly once.
 func (s *service) plan(ctx context.Context, c *Command, d *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	p, err := s.planTickets(ctx, c, true)
+	if err != nil {
+		return nil, err
+	}
+	info := &flight.FlightInfo{Schema: p.schema, FlightDescriptor: d, TotalBytes: -1, TotalRecords: p.rows, Ordered: true}
+	for _, t := range p.tickets {
+		info.Endpoint = append(info.Endpoint, endpoint(t))
+	}
+	return info, nil
+}
+
+// planned is a command's tickets, its schema (when asked for) and its
+// row estimate.
+type planned struct {
+	tickets []*Ticket
+	schema  []byte
+	rows    int64
+}
+
+// planTickets plans a command. A command sent to DoGet as its ticket
+// needs no serialized schema, and its ticket is used as it is, not
+// encoded and read back.
+func (s *service) planTickets(ctx context.Context, c *Command, withSchema bool) (*planned, error) {
 	l, err := s.tables.acquire(ctx, c.Keyspace, c.Table)
 	if err != nil {
 		return nil, err
@@ -88,13 +111,13 @@ func (s *service) plan(ctx context.Context, c *Command, d *flight.FlightDescript
 	if err != nil {
 		return nil, err
 	}
+	p := &planned{}
+	if withSchema {
+		p.schema = l.t.serializedSchema(proj, s.mem)
+	}
 	now := s.cfg.Now().Unix()
 	partitions, rows := estimate(l.readers())
 	perPartition := float64(rows) / math.Max(1, float64(partitions))
-	info := &flight.FlightInfo{FlightDescriptor: d, TotalBytes: -1, Ordered: true}
-	if d != nil { // a command sent to DoGet as its ticket needs no schema here
-		info.Schema = l.t.serializedSchema(proj, s.mem)
-	}
 	if len(c.Keys) > 0 {
 		keys, err := encodeKeys(l.t, c.Keys)
 		if err != nil {
@@ -111,36 +134,33 @@ func (s *service) plan(ctx context.Context, c *Command, d *flight.FlightDescript
 		for lo := 0; lo < len(keys); lo += keysPerTicket {
 			t := newTicket(c, now, l.e.ID)
 			t.Keys, t.Slice = keys[lo:min(lo+keysPerTicket, len(keys))], sl
-			info.Endpoint = append(info.Endpoint, endpoint(t))
+			p.tickets = append(p.tickets, t)
 		}
-		info.TotalRecords = int64(math.Ceil(perPartition * float64(len(keys))))
-		if c.Limit > 0 {
-			info.TotalRecords = min(info.TotalRecords, c.Limit*int64(len(info.Endpoint)))
+		p.rows = int64(math.Ceil(perPartition * float64(len(keys))))
+	} else {
+		start, end := int64(0), int64(0)
+		fraction := 1.0
+		if r := c.TokenRange; r != nil {
+			start, end = int64(r.Start), int64(r.End)
+			if start != end {
+				fraction = ringFraction(start, end)
+			}
 		}
-		return info, nil
-	}
-	start, end := int64(0), int64(0)
-	fraction := 1.0
-	if r := c.TokenRange; r != nil {
-		start, end = int64(r.Start), int64(r.End)
-		if start != end {
-			fraction = ringFraction(start, end)
+		n := splitCount(c.Splits, int64(float64(partitions)*fraction))
+		if c.Limit > 0 && c.Splits == 0 {
+			n = 1 // one stream stops after limit rows; more would each read limit rows
 		}
+		for _, r := range splitRange(start, end, n) {
+			t := newTicket(c, now, l.e.ID)
+			t.Range = &[2]Token{Token(r[0]), Token(r[1])}
+			p.tickets = append(p.tickets, t)
+		}
+		p.rows = int64(float64(rows) * fraction)
 	}
-	n := splitCount(c.Splits, int64(float64(partitions)*fraction))
-	if c.Limit > 0 && c.Splits == 0 {
-		n = 1 // one stream stops after limit rows; more would each read limit rows
-	}
-	for _, r := range splitRange(start, end, n) {
-		t := newTicket(c, now, l.e.ID)
-		t.Range = &[2]Token{Token(r[0]), Token(r[1])}
-		info.Endpoint = append(info.Endpoint, endpoint(t))
-	}
-	info.TotalRecords = int64(float64(rows) * fraction)
 	if c.Limit > 0 {
-		info.TotalRecords = min(info.TotalRecords, c.Limit*int64(len(info.Endpoint)))
+		p.rows = min(p.rows, c.Limit*int64(len(p.tickets)))
 	}
-	return info, nil
+	return p, nil
 }
 
 // ringFraction is the share of the ring in (start, end].
