@@ -5,6 +5,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/sstable-flight/sstable-flight/snapshot"
+	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 )
 
 // metrics are the server's Prometheus metrics, registered on their own
@@ -21,7 +22,7 @@ type metrics struct {
 	sheds    prometheus.Counter
 }
 
-func newMetrics(adm *admission, snaps *snapshot.Manager) *metrics {
+func newMetrics(adm *admission, snaps *snapshot.Manager, side *sidecar.Client) *metrics {
 	m := &metrics{reg: prometheus.NewRegistry()}
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sstf_requests_total", Help: "Flight RPCs by method and gRPC status code.",
@@ -48,7 +49,32 @@ func newMetrics(adm *admission, snaps *snapshot.Manager) *metrics {
 		active, waiting, slots,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.reg.MustRegister(snapshotMetrics(snaps)...)
+	if side != nil {
+		m.reg.MustRegister(sidecarMetrics(side)...)
+	}
 	return m
+}
+
+// sidecarMetrics reads the Sidecar client's counters at scrape time
+// (Sidecar mode): requests, errors, bytes and the block cache.
+func sidecarMetrics(c *sidecar.Client) []prometheus.Collector {
+	stat := func(f func(sidecar.Stats) float64) func() float64 {
+		return func() float64 { return f(c.Stats()) }
+	}
+	counter := func(name, help string, labels prometheus.Labels, f func(sidecar.Stats) float64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels}, stat(f))
+	}
+	const cache = "Sidecar block reads: hit (cached) or miss (fetched with a range request)."
+	return []prometheus.Collector{
+		counter("sstf_sidecar_requests_total", "HTTP requests to Sidecar, retries included.", nil, func(s sidecar.Stats) float64 { return float64(s.Requests) }),
+		counter("sstf_sidecar_request_errors_total", "Sidecar requests that failed or got an unexpected status.", nil, func(s sidecar.Stats) float64 { return float64(s.RequestErrors) }),
+		counter("sstf_sidecar_retries_total", "Sidecar requests retried after 429 or 503.", nil, func(s sidecar.Stats) float64 { return float64(s.Retries) }),
+		counter("sstf_sidecar_bytes_fetched_total", "SSTable component bytes fetched from Sidecar.", nil, func(s sidecar.Stats) float64 { return float64(s.BytesFetched) }),
+		counter("sstf_sidecar_cache_total", cache, prometheus.Labels{"result": "hit"}, func(s sidecar.Stats) float64 { return float64(s.CacheHits) }),
+		counter("sstf_sidecar_cache_total", cache, prometheus.Labels{"result": "miss"}, func(s sidecar.Stats) float64 { return float64(s.CacheMisses) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_sidecar_cached_bytes", Help: "Bytes in the Sidecar block cache."},
+			stat(func(s sidecar.Stats) float64 { return float64(s.CachedBytes) })),
+	}
 }
 
 // snapshotMetrics reads the snapshot manager's counters at scrape time.

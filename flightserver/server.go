@@ -113,7 +113,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("start server: %w", err)
 	}
 	adm := newAdmission(cfg.MaxStreams, cfg.AdmissionWait)
-	m := newMetrics(adm, snaps)
+	m := newMetrics(adm, snaps, sc.Sidecar)
 	svc := &service{cfg: cfg, mem: cfg.Allocator, adm: adm, metrics: m, log: cfg.Logger}
 	fresh := cfg.Snapshot.Window
 	if fresh <= 0 {

@@ -160,6 +160,10 @@ func TestSidecarModeMatchesLocal(t *testing.T) {
 	if puts < tables || ranged == 0 {
 		t.Fatalf("Sidecar served %d snapshots and %d range reads for %d tables", puts, ranged, tables)
 	}
+	metric := adminMetric(t, remote)
+	if got := metric(`sstf_sidecar_cache_total{result="miss"}`); got == "" || got == "0" {
+		t.Errorf("sstf_sidecar_cache_total{result=\"miss\"} = %q after reading every table", got)
+	}
 	// Shutdown clears every snapshot it took.
 	remote.shutdown(t)
 	left, _ := filepath.Glob(filepath.Join(data, "*", "*", "snapshots", "*"))
