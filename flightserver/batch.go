@@ -174,3 +174,30 @@ func (b *batcher) reserve() {
 }
 
 func (b *batcher) release() { b.rb.Release() }
+
+// batcherFor is a batcher for a stream of the table: for the full
+// projection one a finished stream gave back (building the record
+// builder and appenders per stream was 14% of the server's allocations
+// under point reads), else a new one.
+func (t *table) batcherFor(mem memory.Allocator, projection []int, maxRows, maxBytes int) (*batcher, error) {
+	if t.isAll(projection) {
+		if b, ok := t.batchers.Get().(*batcher); ok && b.maxRows == maxRows && b.maxBytes == maxBytes {
+			return b, nil
+		}
+	}
+	return newBatcher(mem, t, projection, maxRows, maxBytes)
+}
+
+// done ends a stream's use of the batcher: a full-projection one goes
+// back to the table, emptied, for the next stream.
+func (t *table) done(b *batcher, projection []int) {
+	if !t.isAll(projection) {
+		b.release()
+		return
+	}
+	if b.rows > 0 { // the stream ended early: drop the rows it held
+		b.rb.NewRecordBatch().Release()
+	}
+	b.rows, b.bytes, b.reserveNext = 0, 0, false
+	t.batchers.Put(b)
+}

@@ -125,11 +125,11 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 			return reconcile.NewKey(l.t.rt, l.readers(), opts, t.Keys[i])
 		}
 	}
-	b, err := newBatcher(s.mem, l.t, proj, s.cfg.BatchRows, s.cfg.BatchBytes)
+	b, err := l.t.batcherFor(s.mem, proj, s.cfg.BatchRows, s.cfg.BatchBytes)
 	if err != nil {
 		return err
 	}
-	defer b.release()
+	defer l.t.done(b, proj)
 	w := &recordSender{stream: stream, mem: s.mem}
 	if err := w.start(s.headers.header(b.rb.Schema(), s.mem, l.t.isAll(proj))); err != nil {
 		return err

@@ -32,6 +32,7 @@ type table struct {
 	schema         *arrow.Schema
 	schemaIPC      []byte // schema serialized for FlightInfo, the full projection
 	schemaOnce     sync.Once
+	batchers       sync.Pool // *batcher of the full projection, between streams
 
 	// The epoch whose schema was last resolved, and when; guarded by
 	// tables.mu.
