@@ -5,8 +5,8 @@ import (
 	"sync/atomic"
 
 	"github.com/sstable-flight/sstable-flight/sstable/big"
-	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 	"github.com/sstable-flight/sstable-flight/sstable/bti"
+	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
