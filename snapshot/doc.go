@@ -6,7 +6,7 @@
 //     SSTables as Cassandra would load them: txn logs (txnlog.go,
 //     txnrecord.go, txnclassify.go) hide what a running flush or
 //     compaction writes and what a finished one obsoleted.
-//   - Manager cuts epochs (manager.go, epoch.go): in Hardlink mode it
+//   - Manager cuts epochs (manager.go, acquire.go, epoch.go): in Hardlink mode it
 //     links every TOC component into a directory of ours (links.go,
 //     root.go); queries within the freshness window share one epoch;
 //     readers are shared across epochs by (device, inode) (readers.go);

@@ -1,0 +1,212 @@
+package snapshot
+
+// Leasing epochs: the window, the listing, and cutting a new epoch.
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/sstable-flight/sstable-flight/sstable"
+)
+
+// Acquire leases the table directory's current epoch: the one cut within
+// the window, else, after listing the live SSTables again, the same epoch
+// if they did not change or a new one. Release the epoch when done.
+func (m *Manager) Acquire(td TableDir) (*Epoch, error) {
+	m.mu.Lock()
+	st := m.tables[td.Path]
+	if st == nil {
+		st = &tableState{}
+		m.tables[td.Path] = st
+	}
+	for {
+		if m.closed {
+			m.mu.Unlock()
+			return nil, ErrClosed
+		}
+		if e := st.cur; e != nil && m.cfg.Now().Sub(st.checked) < m.cfg.Window {
+			e.refs++
+			m.stats.Hits++
+			m.mu.Unlock()
+			return e, nil
+		}
+		if st.cutting == nil {
+			break
+		}
+		// One listing per table at a time: the others wait for it and
+		// share its epoch.
+		ch := st.cutting
+		m.mu.Unlock()
+		<-ch
+		m.mu.Lock()
+	}
+	ch := make(chan struct{})
+	st.cutting = ch
+	cur := st.cur
+	m.mu.Unlock()
+
+	listedAt := m.cfg.Now()
+	e, err := m.refresh(td, cur)
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st.cutting = nil
+	close(ch)
+	if err != nil {
+		return nil, err
+	}
+	st.checked = listedAt
+	if e != cur {
+		if m.closed {
+			m.mu.Unlock()
+			e.cleanup()
+			m.mu.Lock()
+			return nil, ErrClosed
+		}
+		e.state = st
+		m.epochs[e.ID] = e
+		m.stats.EpochsCut++
+		st.cur = e
+		if cur != nil {
+			cur.superseded = true
+			cur.touch(listedAt)
+		}
+	} else {
+		m.stats.Hits++
+	}
+	e.refs++
+	return e, nil
+}
+
+// Lookup leases the epoch a ticket names, which must be of this table.
+func (m *Manager) Lookup(keyspace, table, id string) (*Epoch, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := m.epochs[id]
+	if e == nil || e.Table.Keyspace != keyspace || e.Table.Table != table {
+		return nil, fmt.Errorf("find snapshot epoch %q of %s.%s: %w", id, keyspace, table, ErrEpochGone)
+	}
+	e.refs++
+	return e, nil
+}
+
+// maxAttempts bounds how often a listing or a cut restarts because a
+// flush or compaction changed the directory under it.
+const maxAttempts = 10
+
+// refresh lists the live SSTables and returns cur when they are cur's,
+// else a new epoch holding them.
+func (m *Manager) refresh(td TableDir, cur *Epoch) (*Epoch, error) {
+	if m.cfg.Mode == Sidecar {
+		return m.cutSidecar(td, cur)
+	}
+	var err error
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		if attempt > 0 {
+			time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
+		}
+		var live []SSTable
+		if live, err = listSSTables(td.Path); err != nil {
+			if retryable(err) {
+				continue
+			}
+			return nil, err
+		}
+		live = withData(live)
+		if cur != nil && sameSSTables(cur.Table.SSTables, live) {
+			return cur, nil
+		}
+		var e *Epoch
+		if e, err = m.cut(td, live); err == nil {
+			return e, nil
+		}
+		if !retryable(err) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("snapshot %s: the directory kept changing (%d attempts): %w", td.Path, maxAttempts, err)
+}
+
+// cut makes a new epoch of the listed SSTables: links them (Hardlink)
+// and opens their readers, reusing readers of files already open.
+func (m *Manager) cut(td TableDir, live []SSTable) (*Epoch, error) {
+	id := m.nextID()
+	e := &Epoch{ID: id, Dir: td.Path, Cut: m.cfg.Now(), m: m}
+	e.Table = td
+	e.Table.SSTables = live
+	if m.cfg.Mode == Hardlink {
+		e.Dir = filepath.Join(m.root.path, td.Keyspace, filepath.Base(td.Path), id)
+		e.linked = true
+		if err := os.MkdirAll(e.Dir, 0o755); err != nil {
+			return nil, fmt.Errorf("make snapshot dir: %w", err)
+		}
+		if err := linkSSTables(td.Path, e.Dir, live); err != nil {
+			os.RemoveAll(e.Dir)
+			return nil, err
+		}
+	}
+	rs, err := m.openReaders(e.Dir, live)
+	if err != nil {
+		if e.linked {
+			os.RemoveAll(e.Dir)
+		}
+		return nil, err
+	}
+	e.shared = rs
+	e.Readers = make([]*sstable.Reader, len(rs))
+	for i, sr := range rs {
+		e.Readers[i] = sr.r
+	}
+	return e, nil
+}
+
+// retryable errors come from racing Cassandra: a file listed a moment
+// ago is gone (a compaction finished), or a transaction is finishing.
+// nextID names a new epoch: unique in this process, and across restarts
+// by the incarnation.
+func (m *Manager) nextID() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.seq++
+	return m.incarnation + "-" + strconv.FormatUint(m.seq, 10)
+}
+
+func retryable(err error) bool {
+	return errors.Is(err, errVanished) || errors.Is(err, ErrTxnInProgress) || errors.Is(err, fs.ErrNotExist)
+}
+
+// withData drops SSTables without a Data.db (stray components).
+func withData(ssts []SSTable) []SSTable {
+	out := ssts[:0:0]
+	for _, st := range ssts {
+		if _, ok := st.Components["Data.db"]; ok {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// sameSSTables compares two listings by SSTable and component sizes:
+// Cassandra never rewrites an SSTable's data in place, it writes a new
+// generation.
+func sameSSTables(a, b []SSTable) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Prefix != b[i].Prefix || len(a[i].Components) != len(b[i].Components) {
+			return false
+		}
+		for c, n := range a[i].Components {
+			if m, ok := b[i].Components[c]; !ok || m != n {
+				return false
+			}
+		}
+	}
+	return true
+}
