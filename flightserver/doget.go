@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 
+	"github.com/sstable-flight/sstable-flight/internal/arrowsize"
 	"github.com/sstable-flight/sstable-flight/reconcile"
 )
 
@@ -150,7 +151,7 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 		}
 		s.metrics.phase.WithLabelValues("send").Observe(time.Since(sendStart).Seconds())
 		s.metrics.rowsOut.Add(float64(rec.NumRows()))
-		s.metrics.bytesOut.Add(float64(recordBytes(rec)))
+		s.metrics.bytesOut.Add(float64(arrowsize.RecordBytes(rec)))
 		return nil
 	}
 	var rows int64

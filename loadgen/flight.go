@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+
+	"github.com/sstable-flight/sstable-flight/internal/arrowsize"
 )
 
 // Result is what one op read.
@@ -73,7 +74,7 @@ func readStream(ctx context.Context, c flight.Client, t *flight.Ticket) (Result,
 	for rd.Next() {
 		rec := rd.RecordBatch()
 		res.Rows += rec.NumRows()
-		res.Bytes += recordBytes(rec)
+		res.Bytes += arrowsize.RecordBytes(rec)
 	}
 	if err := rd.Err(); err != nil {
 		return res, fmt.Errorf("read stream: %w", err)
@@ -122,27 +123,4 @@ func readEndpoints(ctx context.Context, c flight.Client, eps []*flight.FlightEnd
 
 func isCancel(err error) bool {
 	return errors.Is(err, context.Canceled) || codeOf(err) == "Canceled"
-}
-
-// recordBytes is the size of a batch's Arrow buffers, children included:
-// the same measure as the server's sstf_bytes_out_total.
-func recordBytes(rec arrow.RecordBatch) int64 {
-	var n int64
-	for _, c := range rec.Columns() {
-		n += dataBytes(c.Data())
-	}
-	return n
-}
-
-func dataBytes(d arrow.ArrayData) int64 {
-	var n int64
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += int64(b.Len())
-		}
-	}
-	for _, c := range d.Children() {
-		n += dataBytes(c)
-	}
-	return n
 }
