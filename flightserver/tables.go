@@ -79,8 +79,8 @@ func (ts *tables) acquire(ctx context.Context, keyspace, name string) (*lease, e
 // acquireEpoch leases the epoch a ticket names: every split of one query
 // reads the same SSTables.
 func (ts *tables) acquireEpoch(ctx context.Context, keyspace, name, id string) (*lease, error) {
-	if !validName.MatchString(keyspace) || !validName.MatchString(name) {
-		return nil, fmt.Errorf("find table %q.%q: %w (not a valid Cassandra name)", keyspace, name, errNotFound)
+	if err := checkNames(keyspace, name); err != nil {
+		return nil, err
 	}
 	e, err := ts.snaps.Lookup(keyspace, name, id)
 	if err != nil {
@@ -89,10 +89,19 @@ func (ts *tables) acquireEpoch(ctx context.Context, keyspace, name, id string) (
 	return ts.leaseOf(ctx, e)
 }
 
+// checkNames refuses names Cassandra would not accept, before they come
+// near a path or a lookup.
+func checkNames(keyspace, name string) error {
+	if !validName.MatchString(keyspace) || !validName.MatchString(name) {
+		return fmt.Errorf("find table %q.%q: %w (not a valid Cassandra name)", keyspace, name, errNotFound)
+	}
+	return nil
+}
+
 // find resolves a table's directory.
 func (ts *tables) find(keyspace, name string) (snapshot.TableDir, error) {
-	if !validName.MatchString(keyspace) || !validName.MatchString(name) {
-		return snapshot.TableDir{}, fmt.Errorf("find table %q.%q: %w (not a valid Cassandra name)", keyspace, name, errNotFound)
+	if err := checkNames(keyspace, name); err != nil {
+		return snapshot.TableDir{}, err
 	}
 	if ts.snaps.Mode() == snapshot.Sidecar {
 		// No local directory: the table is whatever Sidecar snapshots
