@@ -3,11 +3,14 @@ package sstable_test
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
@@ -22,11 +25,13 @@ func accessOutcome(path string, keys [][]byte, ranges [][2]int64) (string, error
 	out := ""
 	read := func(s *sstable.Scanner) error {
 		for s.NextPartition() {
+			// The key aliases the scanner's buffer, which the rows reuse.
+			key := fmt.Sprintf("%x", s.Partition().Key)
 			n := 0
 			for s.NextUnfiltered() {
 				n++
 			}
-			out += fmt.Sprintf("%x:%d ", s.Partition().Key, n)
+			out += fmt.Sprintf("%s:%d ", key, n)
 		}
 		out += "|"
 		return s.Err()
@@ -60,80 +65,125 @@ func accessOutcome(path string, keys [][]byte, ranges [][2]int64) (string, error
 // Those silent misses are counted; a read must never return another
 // partition's data or panic, and VerifyIndexes must report each of them.
 func TestIndexCorruption(t *testing.T) {
+	// Modes in a fixed order, so the seeded damage is the same every run.
 	rng := rand.New(rand.NewPCG(13, 17))
-	tries, misses := 0, map[string]int{}
-	for mode, c := range corpusModes(t) {
+	d := damageCheck{misses: map[string]int{}}
+	corpora := corpusModes(t)
+	for _, mode := range []string{"nb", "oa", "da"} {
 		for _, name := range []string{"many", "wide", "clustered"} {
-			tbl := c.Tables[name]
-			st := tbl.SSTables[0]
-			orig := filepath.Join(tbl.Dir, st.Prefix+"-Data.db")
-			r, err := sstable.Open(orig, sstable.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			all := fullScan(t, r)
-			r.Close()
-			var keys [][]byte
-			for _, p := range all {
-				keys = append(keys, p.key)
-			}
-			ranges := [][2]int64{{all[len(all)/3].token, all[2*len(all)/3].token}, {all[len(all)/2].token - 1, all[len(all)/4].token}, {0, 0}}
-			want, err := accessOutcome(orig, keys, ranges)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for comp := range st.Components {
-				switch comp {
-				case "Summary.db", "Index.db", "Filter.db", "Partitions.db", "Rows.db":
-				default:
-					continue
-				}
-				src, _ := os.ReadFile(filepath.Join(tbl.Dir, st.Prefix+"-"+comp))
-				if len(src) == 0 {
-					continue
-				}
+			d.table(t, mode, corpora[mode].Tables[name], corpora[mode].Tables[name].SSTables[0], func(src []byte, try func([]byte, string)) {
 				for trial := range 15 {
-					dir := t.TempDir()
-					for c := range st.Components {
-						b, _ := os.ReadFile(filepath.Join(tbl.Dir, st.Prefix+"-"+c))
-						os.WriteFile(filepath.Join(dir, st.Prefix+"-"+c), b, 0o644)
-					}
 					bad := append([]byte{}, src...)
-					what := ""
 					if trial%4 == 3 {
 						n := rng.IntN(len(bad))
-						bad, what = bad[:n], fmt.Sprintf("truncated to %d", n)
-					} else {
-						i := rng.IntN(len(bad))
-						bad[i] ^= byte(1 + rng.IntN(255))
-						what = fmt.Sprintf("byte %d flipped", i)
+						try(bad[:n], fmt.Sprintf("truncated to %d", n))
+						continue
 					}
-					os.WriteFile(filepath.Join(dir, st.Prefix+"-"+comp), bad, 0o644)
-					got, err := accessOutcome(filepath.Join(dir, st.Prefix+"-Data.db"), keys, ranges)
-					tries++
-					switch {
-					case err != nil && !errors.Is(err, sstable.ErrCorruption):
-						t.Errorf("%s/%s %s %s: not a corruption error: %v", mode, name, comp, what, err)
-					case err != nil || got == want:
-					case comp == "Filter.db" || comp == "Partitions.db":
-						if extra := subsetMissing(got, want); extra != "" {
-							t.Errorf("%s/%s %s %s: returned data the original does not have: %s", mode, name, comp, what, extra)
-						}
-						misses[comp]++
-						// What reads cannot see, VerifyIndexes must.
-						if err := verify(filepath.Join(dir, st.Prefix+"-Data.db")); !errors.Is(err, sstable.ErrCorruption) {
-							t.Errorf("%s/%s %s %s: a read missed keys but VerifyIndexes says %v", mode, name, comp, what, err)
-						}
-					default:
-						t.Errorf("%s/%s %s %s: read succeeded with different content", mode, name, comp, what)
-					}
+					i := rng.IntN(len(bad))
+					bad[i] ^= byte(1 + rng.IntN(255))
+					try(bad, fmt.Sprintf("byte %d flipped", i))
 				}
-			}
+			})
 		}
 	}
-	t.Logf("%d damaged copies; silent misses (no checksum in the format): %v", tries, misses)
-	if tries < 300 {
-		t.Errorf("only %d damaged copies tried", tries)
+	t.Logf("%d damaged copies; silent misses (no checksum in the format): %v", d.tries, d.misses)
+	if d.tries < 300 {
+		t.Errorf("only %d damaged copies tried", d.tries)
+	}
+}
+
+// TestRowIndexDamageEveryByte damages every byte of the wide table's
+// index components (its partitions carry row indexes: entries in Index.db,
+// Rows.db in BTI), one at a time, and truncates them at every length. A
+// flipped Rows.db data position once sent a point read past the end of
+// the data, which read as an absent key.
+func TestRowIndexDamageEveryByte(t *testing.T) {
+	d := damageCheck{misses: map[string]int{}}
+	corpora := corpusModes(t)
+	for _, mode := range []string{"nb", "oa", "da"} {
+		tbl := corpora[mode].Tables["wide"]
+		for _, st := range tbl.SSTables {
+			d.table(t, mode, tbl, st, func(src []byte, try func([]byte, string)) {
+				for i := range src {
+					for _, x := range []byte{0x01, 0x80, 0xff} {
+						bad := append([]byte{}, src...)
+						bad[i] ^= x
+						try(bad, fmt.Sprintf("byte %d ^%#x", i, x))
+					}
+					try(src[:i], fmt.Sprintf("truncated to %d", i))
+				}
+			})
+		}
+	}
+	t.Logf("%d damaged copies; silent misses (no checksum in the format): %v", d.tries, d.misses)
+}
+
+// damageCheck reads through damaged copies of one SSTable's index
+// components and judges each outcome.
+type damageCheck struct {
+	tries  int
+	misses map[string]int
+}
+
+// table copies st's components into a fresh directory per index
+// component and calls damage with that component's bytes and try, which
+// writes a damaged version and checks what reads make of it.
+func (d *damageCheck) table(t *testing.T, mode string, tbl *corpus.CorpusTable, st corpus.SSTableFiles, damage func(src []byte, try func(bad []byte, what string))) {
+	t.Helper()
+	orig := filepath.Join(tbl.Dir, st.Prefix+"-Data.db")
+	r, err := sstable.Open(orig, sstable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := fullScan(t, r)
+	r.Close()
+	var keys [][]byte
+	for _, p := range all {
+		keys = append(keys, p.key)
+	}
+	ranges := [][2]int64{{all[len(all)/3].token, all[2*len(all)/3].token}, {all[len(all)/2].token - 1, all[len(all)/4].token}, {0, 0}}
+	want, err := accessOutcome(orig, keys, ranges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, comp := range slices.Sorted(maps.Keys(st.Components)) {
+		switch comp {
+		case "Summary.db", "Index.db", "Filter.db", "Partitions.db", "Rows.db":
+		default:
+			continue
+		}
+		src, _ := os.ReadFile(filepath.Join(tbl.Dir, st.Prefix+"-"+comp))
+		if len(src) == 0 {
+			continue
+		}
+		dir := t.TempDir()
+		for c := range st.Components {
+			b, _ := os.ReadFile(filepath.Join(tbl.Dir, st.Prefix+"-"+c))
+			os.WriteFile(filepath.Join(dir, st.Prefix+"-"+c), b, 0o644)
+		}
+		data := filepath.Join(dir, st.Prefix+"-Data.db")
+		where := fmt.Sprintf("%s/%s %s", mode, tbl.Name, st.Prefix+"-"+comp)
+		damage(src, func(bad []byte, what string) {
+			os.WriteFile(filepath.Join(dir, st.Prefix+"-"+comp), bad, 0o644)
+			got, err := accessOutcome(data, keys, ranges)
+			d.tries++
+			switch {
+			case err != nil && !errors.Is(err, sstable.ErrCorruption):
+				t.Errorf("%s %s: not a corruption error: %v", where, what, err)
+			case err != nil || got == want:
+			case comp == "Filter.db" || comp == "Partitions.db":
+				if extra := subsetMissing(got, want); extra != "" {
+					t.Errorf("%s %s: returned data the original does not have: %s", where, what, extra)
+				}
+				d.misses[comp]++
+				// What reads cannot see, VerifyIndexes must.
+				if err := verify(data); !errors.Is(err, sstable.ErrCorruption) {
+					t.Errorf("%s %s: a read missed keys but VerifyIndexes says %v", where, what, err)
+				}
+			default:
+				t.Errorf("%s %s: read succeeded with different content\n got %s\nwant %s", where, what, got, want)
+			}
+		})
 	}
 }
 

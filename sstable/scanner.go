@@ -158,6 +158,11 @@ func (s *Scanner) NextPartition() bool {
 			return false
 		}
 		if s.st.atEnd() {
+			if v := s.verify; v != nil && (v.key != nil || v.prefix != nil) {
+				// The index named a partition here; the data has none.
+				s.err = v.pastEnd(s.r, s.st.pos())
+				return false
+			}
 			if !s.nextSegment() {
 				return false
 			}

@@ -141,6 +141,8 @@ type Unfiltered struct {
 
 // PartitionHeader is the start of a partition.
 type PartitionHeader struct {
+	// Key aliases the scanner's read buffer, which the partition's rows
+	// reuse: it holds until the next NextUnfiltered; copy it to keep it.
 	Key      []byte
 	Deletion DeletionTime
 	Position int64 // offset of the partition in the uncompressed Data.db
