@@ -70,6 +70,25 @@ func BenchmarkMergeWide(b *testing.B) { benchmarkMerge(b, "wide", "wide") }
 // BenchmarkMerge3 merges three overlapping generations of one table.
 func BenchmarkMerge3(b *testing.B) { benchmarkMerge(b, "gens", "deletions") }
 
+// BenchmarkRawSingle and BenchmarkRawWide are the raw-decode arms of
+// BenchmarkFastVsRaw alone, for deploy/local/callgrind-fastpath.sh, which
+// counts each arm's instructions: a measure free of the shared machine's
+// noise.
+func BenchmarkRawSingle(b *testing.B) { benchmarkRaw(b, "narrow", "many") }
+
+func BenchmarkRawWide(b *testing.B) { benchmarkRaw(b, "wide", "wide") }
+
+func benchmarkRaw(b *testing.B, table, corpusTable string) {
+	rs := benchReaders(b, table, corpusTable)
+	rows := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		rows += countRaw(b, rs)
+	}
+	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+}
+
 // countRaw decodes every unfiltered of the readers, as sstable's scan
 // benchmark does: the floor the merge is measured against.
 func countRaw(b *testing.B, rs []*sstable.Reader) int {

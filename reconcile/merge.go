@@ -26,6 +26,9 @@ type source struct {
 	r    *sstable.Reader
 	s    *sstable.Scanner
 	cols [2][]int // header column index → table column index (0 regular, 1 static)
+	// show is cols[0] with -1 for the columns Options.Columns leaves out:
+	// the fast path sets the values of the others.
+	show []int
 	// plain: every regular column of this SSTable's header maps to a
 	// plain table column, so its rows never need the per-cell check.
 	plain bool
@@ -37,6 +40,7 @@ type source struct {
 
 	consumed bool // u was used by the row returned last: advance before the next
 	done     bool // its partition is finished: move to the next one lazily
+	pending  bool // one source only: u is read but not yet evaluated, or a partition is to be entered
 
 	in   bool                // this source takes part in the current partition
 	u    *sstable.Unfiltered // current unfiltered of the partition, or nil when done
@@ -55,9 +59,6 @@ type Merger struct {
 
 	// Current partition.
 	inPartition   bool
-	key           []byte
-	token         int64
-	tokenSet      bool
 	partDel       sstable.DeletionTime
 	emitted       bool // a live row of this partition was returned
 	staticVals    []Value
@@ -70,8 +71,10 @@ type Merger struct {
 	row          Row
 	arena        []byte
 	noClustering [0][]byte
-	fastSet      []int // regular columns fastRow set in the last row
-	fastValid    bool  // m.row.Values' regular entries are only those in fastSet
+	fastSet      []int  // regular columns the last fast row set, in order
+	fastValid    bool   // m.row.Values' regular entries are only those in fastSet
+	fastNext     []int  // scratch for the next fastSet
+	isSet        []bool // scratch per table column, all false between uses
 
 	// Scratch reused per row.
 	rowState
@@ -144,6 +147,7 @@ func newMerger(t *Table, readers []*sstable.Reader, opts Options, open func(*sst
 	m.dropped, m.plain, m.statics = d.dropped, d.plain, d.statics
 	m.hasStaticCols = len(d.statics) > 0
 	m.row.Values = make([]Value, n)
+	m.isSet = make([]bool, n)
 	for _, r := range readers {
 		cols, err := t.columnMap(r)
 		if err != nil {
@@ -153,9 +157,20 @@ func newMerger(t *Table, readers []*sstable.Reader, opts Options, open func(*sst
 		if err != nil {
 			return nil, err
 		}
-		src := &source{r: r, s: s, cols: cols, plain: true}
+		// pending: a lone source starts by entering its first partition.
+		src := &source{r: r, s: s, cols: cols, plain: true, pending: true}
+		src.show = cols[0]
 		for _, col := range cols[0] {
 			src.plain = src.plain && col >= 0 && m.plain[col]
+		}
+		if opts.Columns != nil {
+			src.show = make([]int, len(cols[0]))
+			for i, col := range cols[0] {
+				if col >= 0 && !opts.Columns[col] {
+					col = -1
+				}
+				src.show[i] = col
+			}
 		}
 		m.srcs = append(m.srcs, src)
 		m.advancePartition(src)
@@ -182,13 +197,15 @@ func (m *Merger) Row() *Row { return &m.row }
 
 func (m *Merger) advancePartition(src *source) {
 	src.has = src.s.NextPartition()
-	if err := src.s.Err(); err != nil && m.err == nil {
-		m.err = err
+	if !src.has {
+		if err := src.s.Err(); err != nil && m.err == nil {
+			m.err = err
+		}
+		return
 	}
-	if src.has {
-		src.key = append(src.key[:0], src.s.Partition().Key...)
-		src.tokenSet = false
-	}
+	// The scanner's key aliases its buffer, which the rows reuse.
+	src.key = append(src.key[:0], src.s.Partition().Key...)
+	src.tokenSet = false
 }
 
 func (m *Merger) setToken(src *source) {
@@ -212,11 +229,8 @@ func (m *Merger) advanceUnfiltered(src *source) {
 	}
 }
 
-// Next moves to the next live row; false at the end or on an error.
-func (m *Merger) Next() bool {
-	if len(m.srcs) == 1 {
-		return m.nextSingle()
-	}
+// nextMerged is Next for a merge over several SSTables.
+func (m *Merger) nextMerged() bool {
 	for m.err == nil {
 		if m.inPartition {
 			if m.nextRow() {
@@ -273,12 +287,12 @@ func (m *Merger) startPartition() bool {
 	if first == nil {
 		return false
 	}
-	m.key = first.key // stable until the sources leave this partition
-	m.token, m.tokenSet = first.token, first.tokenSet
+	// The key is stable until the sources leave this partition.
+	m.row.Key, m.row.token, m.row.tokenSet = first.key, first.token, first.tokenSet
 	m.partDel = sstable.LiveDeletion
 	m.emitted = false
 	for _, src := range m.srcs {
-		if src.has && (src == first || n > 1 && src.token == m.token && bytes.Equal(src.key, m.key)) {
+		if src.has && (src == first || n > 1 && src.token == first.token && bytes.Equal(src.key, first.key)) {
 			src.in = true
 			src.open = sstable.LiveDeletion
 			m.partDel = maxDeletion(m.partDel, src.s.Partition().Deletion)
@@ -286,6 +300,7 @@ func (m *Merger) startPartition() bool {
 		}
 	}
 	m.mergeStatic()
+	m.beginRows()
 	m.inPartition = true
 	return m.err == nil
 }
@@ -341,7 +356,7 @@ func (m *Merger) finishPartition() bool {
 	if m.emitted || !m.hasStatic || m.noStaticOnly || m.err != nil {
 		return false
 	}
-	m.fillRow(nil, true)
+	m.fillStaticOnly()
 	return true
 }
 
@@ -360,7 +375,7 @@ func (m *Merger) nextRow() bool {
 			return false
 		}
 		if min.u.Marker {
-			m.applyMarker(min)
+			m.applyMarker(min, min.u)
 			m.advanceUnfiltered(min)
 			continue
 		}
@@ -431,8 +446,7 @@ func (m *Merger) advanceConsumed() {
 }
 
 // applyMarker records the range deletion a source has open after it.
-func (m *Merger) applyMarker(src *source) {
-	u := src.u
+func (m *Merger) applyMarker(src *source, u *sstable.Unfiltered) {
 	if u.Kind.IsStart() || u.Kind.IsBoundary() {
 		src.open = u.MarkerDel
 	} else {

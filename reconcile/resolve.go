@@ -87,32 +87,40 @@ func (m *Merger) evaluate(del sstable.DeletionTime, clustering [][]byte) bool {
 		}
 	}
 	if live {
-		m.fillRow(clustering, false)
+		m.fillRow(clustering)
 	}
 	return live
 }
 
-// fillRow completes m.row: key, clustering (none for the static-only row)
-// and the static values; regular values are already resolved (or null).
-func (m *Merger) fillRow(clustering [][]byte, staticOnly bool) {
+// beginRows sets the static values every row of the partition shares;
+// no row's resolution overwrites them.
+func (m *Merger) beginRows() {
+	for _, i := range m.statics {
+		m.row.Values[i] = m.staticVals[i]
+	}
+}
+
+// fillRow completes m.row with a live row's clustering; its regular
+// values are already resolved (or null).
+func (m *Merger) fillRow(clustering [][]byte) {
+	// NB: a table without clustering columns has empty, non-nil
+	// clustering, so its rows are told from a static-only row. The
+	// values alias the source's buffer, valid until the next Next.
+	if clustering == nil {
+		clustering = m.noClustering[:]
+	}
+	m.row.Clustering = clustering
+}
+
+// fillStaticOnly makes m.row the static-only row of a partition with
+// static data and no live row: no clustering, null regular values.
+func (m *Merger) fillStaticOnly() {
 	r := &m.row
-	r.Key, r.token, r.tokenSet = m.key, m.token, m.tokenSet
-	if staticOnly {
-		r.Clustering = nil
-		for i := range r.Values {
+	r.Clustering = nil
+	for i, c := range m.t.Columns {
+		if !c.Static {
 			r.Values[i] = Value{Timestamp: NoTimestamp}
 		}
-	} else {
-		// NB: a table without clustering columns has empty, non-nil
-		// clustering, so its rows are told from a static-only row. The
-		// values alias the source's buffer, valid until the next Next.
-		if clustering == nil {
-			clustering = m.noClustering[:]
-		}
-		r.Clustering = clustering
-	}
-	for _, i := range m.statics {
-		r.Values[i] = m.staticVals[i]
 	}
 }
 
@@ -159,7 +167,7 @@ func (m *Merger) resolve(arena []byte, vals []Value, del sstable.DeletionTime, s
 			}
 		}
 		if err != nil && m.err == nil {
-			m.err = fmt.Errorf("reconcile column %s of partition %x: %w", c.Name, m.key, err)
+			m.err = fmt.Errorf("reconcile column %s of partition %x: %w", c.Name, m.row.Key, err)
 		}
 	}
 	return arena

@@ -2,53 +2,47 @@ package reconcile
 
 import "github.com/sstable-flight/sstable-flight/sstable"
 
-// nextSingle is Next for a merge over one SSTable: nothing to order or
-// merge, so one loop takes partitions and rows as the scanner returns
-// them. Every rule still applies: partition and range deletions, row
-// deletions, TTL expiry, static rows and the static-only row (Cassandra's
-// trap of skipping reconciliation for a lone SSTable is not taken here).
-func (m *Merger) nextSingle() bool {
+// Next moves to the next live row; false at the end or on an error.
+//
+// Over one SSTable there is nothing to order or merge, so one loop takes
+// partitions and rows as the scanner returns them. Every rule still
+// applies: partition and range deletions, row deletions, TTL expiry,
+// static rows and the static-only row (Cassandra's trap of skipping
+// reconciliation for a lone SSTable is not taken here).
+//
+// NB: this is the fast path's hot loop, in Next itself to save a call per
+// row. Per row it tests one flag, calls the scanner once and evaluates the
+// row; partition starts and ends, and the key, token and static values
+// rows share, are kept out of it.
+func (m *Merger) Next() bool {
+	if len(m.srcs) != 1 {
+		return m.nextMerged()
+	}
 	src := m.srcs[0]
 	s := src.s
-	for m.err == nil {
-		if !m.inPartition {
-			if src.done {
-				// Left only now: the static-only row returned last
-				// aliased this partition's key.
-				src.done = false
-				m.advancePartition(src)
-				if m.err != nil {
-					return false
-				}
-			}
-			if !src.has {
+	for {
+		var u *sstable.Unfiltered
+		if src.pending {
+			if !m.inPartition && !m.startSingle(src) {
 				return false
 			}
-			src.in, src.open, src.consumed = true, sstable.LiveDeletion, false
-			m.key, m.token, m.tokenSet = src.key, 0, false
-			m.partDel = s.Partition().Deletion
-			m.emitted = false
-			m.advanceUnfiltered(src)
-			if m.hasStaticCols {
-				m.mergeStatic()
-			}
-			m.inPartition = true
-		} else if src.consumed {
-			src.consumed = false
-			m.advanceUnfiltered(src)
+			src.pending = false
+			u = src.u
+		} else if s.NextUnfiltered() {
+			// The row returned last was valid until here.
+			u = s.Unfiltered()
 		}
-		u := src.u
 		if u == nil {
-			m.inPartition, src.in, src.done = false, false, true
-			if m.err == nil && !m.emitted && m.hasStatic && !m.noStaticOnly {
-				m.fillRow(nil, true)
+			if m.endSingle(src) {
 				return true
+			}
+			if m.err != nil {
+				return false
 			}
 			continue
 		}
 		if u.Marker {
-			m.applyMarker(src)
-			m.advanceUnfiltered(src)
+			m.applyMarker(src, u)
 			continue
 		}
 		live, ok := m.fastRow(src, u, src.open)
@@ -60,11 +54,58 @@ func (m *Merger) nextSingle() bool {
 			live = m.evaluate(maxDeletion(maxDeletion(m.partDel, src.open), m.rowDel), u.Clustering)
 		}
 		if live {
-			src.consumed = true
 			m.emitted = true
 			return true
 		}
-		m.advanceUnfiltered(src)
+	}
+}
+
+// startSingle enters the source's next partition: its deletion, its
+// static row, and its first unfiltered read ahead (src.u, pending). False
+// at the end of the data or on an error.
+func (m *Merger) startSingle(src *source) bool {
+	if src.done {
+		// Left only now: the static-only row returned last aliased the
+		// finished partition's key.
+		src.done = false
+		m.advancePartition(src)
+		if m.err != nil {
+			return false
+		}
+	}
+	if !src.has {
+		return false
+	}
+	src.in, src.open = true, sstable.LiveDeletion
+	m.row.Key, m.row.tokenSet = src.key, false
+	m.partDel = src.s.Partition().Deletion
+	m.emitted = false
+	m.advanceUnfiltered(src)
+	if m.err != nil {
+		return false
+	}
+	if m.hasStaticCols {
+		m.mergeStatic()
+		if m.err != nil {
+			return false
+		}
+		m.beginRows()
+	}
+	m.inPartition = true
+	return true
+}
+
+// endSingle leaves the partition the source finished; true when it
+// returns the partition's static-only row.
+func (m *Merger) endSingle(src *source) bool {
+	if err := src.s.Err(); err != nil {
+		m.err = err
+		return false
+	}
+	m.inPartition, src.done, src.pending = false, true, true
+	if !m.emitted && m.hasStatic && !m.noStaticOnly {
+		m.fillStaticOnly()
+		return true
 	}
 	return false
 }
