@@ -203,8 +203,8 @@ func (m *Merger) advancePartition(src *source) {
 		}
 		return
 	}
-	// The scanner's key aliases its buffer, which the rows reuse.
-	src.key = append(src.key[:0], src.s.Partition().Key...)
+	// The scanner keeps the key intact until its next partition.
+	src.key = src.s.Partition().Key
 	src.tokenSet = false
 }
 

@@ -127,7 +127,7 @@ func pointScanner(r *Reader) *Scanner {
 	*old = Scanner{
 		r:   r,
 		dc:  decoder{schema: r.Schema, header: &r.Stats.Header, version: r.Version, present: old.dc.present[:0]},
-		st:  stream{buf: old.st.buf},
+		st:  stream{buf: old.st.buf, spare: old.st.spare},
 		u:   Unfiltered{Clustering: old.u.Clustering[:0], Cells: old.u.Cells[:0], Complex: old.u.Complex[:0]},
 		key: old.key[:0],
 	}
@@ -177,6 +177,7 @@ func (s *Scanner) NextPartition() bool {
 		if s.err != nil {
 			return false
 		}
+		s.st.hold = &s.st.buf[0] // the key lives there
 		s.inPartition = true
 		if v := s.verify; v != nil {
 			s.verify = nil

@@ -28,6 +28,13 @@ type stream struct {
 	r, w int   // buf[r:w] is unread
 	eof  bool
 	d    base.Decbuf
+
+	// hold is &buf[0] of the buffer the current partition's key was
+	// decoded from. The key must outlive refills until the next partition
+	// (callers keep it without copying), so a refill that would overwrite
+	// that buffer fills spare instead and the two swap.
+	hold  *byte
+	spare []byte
 }
 
 const streamChunk = 64 << 10
@@ -61,7 +68,19 @@ func (s *stream) fill() error {
 	if s.eof {
 		return nil
 	}
-	if s.r > 0 {
+	switch {
+	case s.hold == &s.buf[0] && (s.r > 0 || s.w == 0):
+		// Moving the unread bytes to the front, or reading after a seek,
+		// would overwrite the partition key.
+		if cap(s.spare) < len(s.buf) {
+			s.spare = make([]byte, len(s.buf))
+		}
+		next := s.spare[:len(s.buf)]
+		n := copy(next, s.buf[s.r:s.w])
+		s.buf, s.spare = next, s.buf
+		s.off += int64(s.r)
+		s.r, s.w = 0, n
+	case s.r > 0:
 		n := copy(s.buf, s.buf[s.r:s.w])
 		s.off += int64(s.r)
 		s.r, s.w = 0, n

@@ -141,8 +141,9 @@ type Unfiltered struct {
 
 // PartitionHeader is the start of a partition.
 type PartitionHeader struct {
-	// Key aliases the scanner's read buffer, which the partition's rows
-	// reuse: it holds until the next NextUnfiltered; copy it to keep it.
+	// Key aliases the scanner's read buffer; the scanner leaves it intact
+	// until the next NextPartition (or Release), so the partition's
+	// readers keep it without a copy.
 	Key      []byte
 	Deletion DeletionTime
 	Position int64 // offset of the partition in the uncompressed Data.db
