@@ -40,7 +40,7 @@ type source struct {
 
 	consumed bool // u was used by the row returned last: advance before the next
 	done     bool // its partition is finished: move to the next one lazily
-	pending  bool // one source only: u is read but not yet evaluated, or a partition is to be entered
+	pending  bool // one source only: u is read but not yet evaluated
 
 	in   bool                // this source takes part in the current partition
 	u    *sstable.Unfiltered // current unfiltered of the partition, or nil when done
@@ -157,8 +157,7 @@ func newMerger(t *Table, readers []*sstable.Reader, opts Options, open func(*sst
 		if err != nil {
 			return nil, err
 		}
-		// pending: a lone source starts by entering its first partition.
-		src := &source{r: r, s: s, cols: cols, plain: true, pending: true}
+		src := &source{r: r, s: s, cols: cols, plain: true}
 		src.show = cols[0]
 		for _, col := range cols[0] {
 			src.plain = src.plain && col >= 0 && m.plain[col]

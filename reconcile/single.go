@@ -11,8 +11,8 @@ import "github.com/sstable-flight/sstable-flight/sstable"
 // reconciliation for a lone SSTable is not taken here).
 //
 // NB: this is the fast path's hot loop, in Next itself to save a call per
-// row. Per row it tests one flag, calls the scanner once and evaluates the
-// row; partition starts and ends, and the key, token and static values
+// row. Per row it tests two flags, calls the scanner once and evaluates
+// the row; partition starts and ends, and the key, token and static values
 // rows share, are kept out of it.
 func (m *Merger) Next() bool {
 	if len(m.srcs) != 1 {
@@ -22,15 +22,20 @@ func (m *Merger) Next() bool {
 	s := src.s
 	for {
 		var u *sstable.Unfiltered
-		if src.pending {
-			if !m.inPartition && !m.startSingle(src) {
-				return false
-			}
+		switch {
+		case src.pending:
 			src.pending = false
 			u = src.u
-		} else if s.NextUnfiltered() {
+		case m.inPartition:
 			// The row returned last was valid until here.
-			u = s.Unfiltered()
+			if s.NextUnfiltered() {
+				u = s.Unfiltered()
+			}
+		default:
+			if !m.enterSingle(src) {
+				return false
+			}
+			continue
 		}
 		if u == nil {
 			if m.endSingle(src) {
@@ -60,39 +65,35 @@ func (m *Merger) Next() bool {
 	}
 }
 
-// startSingle enters the source's next partition: its deletion, its
-// static row, and its first unfiltered read ahead (src.u, pending). False
-// at the end of the data or on an error.
-func (m *Merger) startSingle(src *source) bool {
+// enterSingle enters the source's next partition (the first one New read
+// already): its deletion and, when the table has static columns, its
+// static row, with the first other unfiltered read ahead (src.u,
+// pending). False at the end of the data or on an error.
+func (m *Merger) enterSingle(src *source) bool {
+	s := src.s
 	if src.done {
-		// Left only now: the static-only row returned last aliased the
-		// finished partition's key.
 		src.done = false
-		m.advancePartition(src)
-		if m.err != nil {
-			return false
-		}
+		src.has = s.NextPartition()
 	}
 	if !src.has {
-		return false
-	}
-	src.in, src.open = true, sstable.LiveDeletion
-	m.row.Key, m.row.tokenSet = src.key, false
-	m.partDel = src.s.Partition().Deletion
-	m.emitted = false
-	m.advanceUnfiltered(src)
-	if m.err != nil {
-		return false
-	}
-	if m.hasStaticCols {
-		m.mergeStatic()
-		if m.err != nil {
-			return false
+		if err := s.Err(); err != nil {
+			m.err = err
 		}
-		m.beginRows()
+		return false
 	}
-	m.inPartition = true
-	return true
+	// NB: the scanner keeps the key intact until its next partition.
+	ph := s.Partition()
+	m.row.Key, m.row.tokenSet = ph.Key, false
+	m.partDel = ph.Deletion
+	m.emitted, m.inPartition = false, true
+	src.in, src.open = true, sstable.LiveDeletion
+	if m.hasStaticCols {
+		m.advanceUnfiltered(src)
+		m.mergeStatic()
+		m.beginRows()
+		src.pending = m.err == nil
+	}
+	return m.err == nil
 }
 
 // endSingle leaves the partition the source finished; true when it
@@ -102,7 +103,7 @@ func (m *Merger) endSingle(src *source) bool {
 		m.err = err
 		return false
 	}
-	m.inPartition, src.done, src.pending = false, true, true
+	m.inPartition, src.done = false, true
 	if !m.emitted && m.hasStatic && !m.noStaticOnly {
 		m.fillStaticOnly()
 		return true
