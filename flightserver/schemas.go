@@ -61,18 +61,11 @@ func (cs *CatalogSchemas) TableSchema(ctx context.Context, td snapshot.TableDir,
 	return t, nil
 }
 
-// TableID is the table's id in Cassandra's schema, if the catalog has
-// read it.
-func (cs *CatalogSchemas) TableID(keyspace, table string) (string, bool) {
-	sch := cs.cat.Schema()
-	if sch == nil {
-		return "", false
-	}
-	t, ok := sch.Lookup(keyspace, table)
-	if !ok || t.ID == "" {
-		return "", false
-	}
-	return t.ID, true
+// TableID is the table's id in Cassandra's schema, read as a lookup
+// reads it (a fresh server reads the schema here; a table dropped and
+// created again shows its new id once the schema changed).
+func (cs *CatalogSchemas) TableID(ctx context.Context, keyspace, table string) (string, bool) {
+	return cs.cat.TableID(ctx, keyspace, table)
 }
 
 // Tables lists the tables of Cassandra's schema (none before it was read).

@@ -65,7 +65,7 @@ func (l *lease) release()                   { l.e.Release() }
 
 // acquire finds the table and leases its current snapshot epoch.
 func (ts *tables) acquire(ctx context.Context, keyspace, name string) (*lease, error) {
-	td, err := ts.find(keyspace, name)
+	td, err := ts.find(ctx, keyspace, name)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func checkNames(keyspace, name string) error {
 }
 
 // find resolves a table's directory.
-func (ts *tables) find(keyspace, name string) (snapshot.TableDir, error) {
+func (ts *tables) find(ctx context.Context, keyspace, name string) (snapshot.TableDir, error) {
 	if err := checkNames(keyspace, name); err != nil {
 		return snapshot.TableDir{}, err
 	}
@@ -108,7 +108,7 @@ func (ts *tables) find(keyspace, name string) (snapshot.TableDir, error) {
 		// (an unknown one fails the cut with snapshot.ErrNoTable).
 		td := snapshot.SidecarTable(keyspace, name)
 		if ids, ok := ts.schemas.(tableIDs); ok {
-			td.ID, _ = ids.TableID(keyspace, name)
+			td.ID, _ = ids.TableID(ctx, keyspace, name)
 		}
 		return td, nil
 	}
@@ -127,7 +127,7 @@ func (ts *tables) find(keyspace, name string) (snapshot.TableDir, error) {
 	if len(dirs) == 0 {
 		return snapshot.TableDir{}, fmt.Errorf("find table %s.%s: %w", keyspace, name, errNotFound)
 	}
-	td := ts.pickDir(keyspace, name, dirs)
+	td := ts.pickDir(ctx, keyspace, name, dirs)
 	ts.mu.Lock()
 	ts.found[key] = foundDir{td: td, at: now}
 	ts.mu.Unlock()
@@ -147,17 +147,17 @@ func (ts *tables) forget() {
 // tableIDs is a SchemaSource that knows the current id of a table (from
 // Cassandra's schema), which names its directory.
 type tableIDs interface {
-	TableID(keyspace, table string) (string, bool)
+	TableID(ctx context.Context, keyspace, table string) (string, bool)
 }
 
 // pickDir chooses among the directories of a table that was dropped and
 // re-created (Cassandra leaves the old one, with its snapshots): the one
 // named by the table's current id when the schema source knows it, else
 // one holding SSTables.
-func (ts *tables) pickDir(keyspace, name string, dirs []snapshot.TableDir) snapshot.TableDir {
+func (ts *tables) pickDir(ctx context.Context, keyspace, name string, dirs []snapshot.TableDir) snapshot.TableDir {
 	if len(dirs) > 1 {
 		if ids, ok := ts.schemas.(tableIDs); ok {
-			if id, ok := ids.TableID(keyspace, name); ok {
+			if id, ok := ids.TableID(ctx, keyspace, name); ok {
 				for _, d := range dirs {
 					if d.ID == id {
 						return d

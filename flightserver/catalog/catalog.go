@@ -118,6 +118,27 @@ func (c *Catalog) check(ctx context.Context) {
 	_ = c.load(ctx) // recorded in c.err
 }
 
+// TableID returns the table's id in Cassandra's schema, which names its
+// directory; like Table it reads the schema when none was read or the
+// check interval has passed. False without a session, or when the node
+// does not know the table.
+func (c *Catalog) TableID(ctx context.Context, keyspace, table string) (string, bool) {
+	if c.opts.Session == nil {
+		return "", false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.check(ctx)
+	if c.schema == nil {
+		return "", false
+	}
+	t, ok := c.schema.Lookup(keyspace, table)
+	if !ok || t.ID == "" {
+		return "", false
+	}
+	return t.ID, true
+}
+
 // Schema returns the schema last read from Cassandra, nil if none was.
 func (c *Catalog) Schema() *Schema {
 	c.mu.Lock()
