@@ -2,18 +2,16 @@ package flightserver_test
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/flight"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
@@ -50,7 +48,7 @@ func TestRecreatedTableReadsItsOwnDirectory(t *testing.T) {
 		if err := s.Query("SELECT id FROM system_schema.tables WHERE keyspace_name = 'recreate' AND table_name = 't'").Scan(&id); err != nil {
 			t.Fatal(err)
 		}
-		name := "t-" + stripDashes(id)
+		name := "t-" + strings.ReplaceAll(id, "-", "")
 		dst := filepath.Join(data, "recreate", name)
 		if err := os.MkdirAll(dst, 0o755); err != nil {
 			t.Fatal(err)
@@ -109,56 +107,22 @@ func TestRecreatedTableReadsItsOwnDirectory(t *testing.T) {
 	})
 }
 
-// readRecreate reads recreate.t through the server as "k=v" lines.
+// readRecreate reads recreate.t through the server as sorted "k=v" lines.
 func readRecreate(ctx context.Context, ts *testServer) ([]string, error) {
-	body, _ := json.Marshal(map[string]any{"version": 1, "keyspace": "recreate", "table": "t"})
-	info, err := ts.client.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: body})
-	if err != nil {
-		return nil, err
-	}
-	var got []string
-	for _, ep := range info.Endpoint {
-		stream, err := ts.client.DoGet(ctx, ep.Ticket)
-		if err != nil {
-			return nil, err
+	got, err := readCommand(ctx, ts.client, map[string]any{"version": 1, "keyspace": "recreate", "table": "t"}, func(r arrow.RecordBatch) []string {
+		k, v := r.Column(0).(*array.Int32), r.Column(1).(*array.String)
+		out := make([]string, r.NumRows())
+		for i := range out {
+			out[i] = fmt.Sprintf("%d=%s", k.Value(i), v.Value(i))
 		}
-		rd, err := flight.NewRecordReader(stream)
-		if errors.Is(err, io.EOF) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		for rd.Next() {
-			r := rd.RecordBatch()
-			k, v := r.Column(0).(*array.Int32), r.Column(1).(*array.String)
-			for i := range int(r.NumRows()) {
-				got = append(got, fmt.Sprintf("%d=%s", k.Value(i), v.Value(i)))
-			}
-		}
-		err = rd.Err()
-		rd.Release()
-		if err != nil {
-			return nil, err
-		}
-	}
+		return out
+	})
 	slices.Sort(got)
-	return got, nil
+	return got, err
 }
 
 // hasDataFile reports a table directory holding an SSTable.
 func hasDataFile(dir string) bool {
 	m, _ := filepath.Glob(filepath.Join(dir, "*-Data.db"))
 	return len(m) > 0
-}
-
-// stripDashes turns a UUID into the form Cassandra's directory names use.
-func stripDashes(id string) string {
-	out := make([]byte, 0, 32)
-	for i := range len(id) {
-		if id[i] != '-' {
-			out = append(out, id[i])
-		}
-	}
-	return string(out)
 }

@@ -133,32 +133,9 @@ func raceBatch(s *gocql.Session, m *raceModel, b int) error {
 // scanRace reads race.t through the server, all splits, rendered as
 // the model renders.
 func scanRace(ctx context.Context, c flight.Client, splits int) (string, error) {
-	body, _ := json.Marshal(map[string]any{"version": 1, "keyspace": "race", "table": "t", "splits": splits})
-	info, err := c.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: body})
+	rows, err := readCommand(ctx, c, map[string]any{"version": 1, "keyspace": "race", "table": "t", "splits": splits}, renderRace)
 	if err != nil {
-		return "", fmt.Errorf("plan: %w", err)
-	}
-	var rows []string
-	for _, ep := range info.Endpoint {
-		stream, err := c.DoGet(ctx, ep.Ticket)
-		if err != nil {
-			return "", fmt.Errorf("doget: %w", err)
-		}
-		rd, err := flight.NewRecordReader(stream)
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				continue
-			}
-			return "", fmt.Errorf("read: %w", err)
-		}
-		for rd.Next() {
-			rows = append(rows, renderRace(rd.RecordBatch())...)
-		}
-		err = rd.Err()
-		rd.Release()
-		if err != nil {
-			return "", fmt.Errorf("read: %w", err)
-		}
+		return "", err
 	}
 	slices.Sort(rows) // splits come in token order, the model in key order
 	for i := 1; i < len(rows); i++ {
@@ -167,6 +144,39 @@ func scanRace(ctx context.Context, c flight.Client, splits int) (string, error) 
 		}
 	}
 	return strings.Join(rows, ""), nil
+}
+
+// readCommand plans a JSON command and reads every endpoint it returns,
+// each batch's rows rendered by render.
+func readCommand(ctx context.Context, c flight.Client, cmd map[string]any, render func(arrow.RecordBatch) []string) ([]string, error) {
+	body, _ := json.Marshal(cmd)
+	info, err := c.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: body})
+	if err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	var rows []string
+	for _, ep := range info.Endpoint {
+		stream, err := c.DoGet(ctx, ep.Ticket)
+		if err != nil {
+			return nil, fmt.Errorf("doget: %w", err)
+		}
+		rd, err := flight.NewRecordReader(stream)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				continue
+			}
+			return nil, fmt.Errorf("read: %w", err)
+		}
+		for rd.Next() {
+			rows = append(rows, render(rd.RecordBatch())...)
+		}
+		err = rd.Err()
+		rd.Release()
+		if err != nil {
+			return nil, fmt.Errorf("read: %w", err)
+		}
+	}
+	return rows, nil
 }
 
 func renderRace(r arrow.RecordBatch) []string {
