@@ -103,15 +103,7 @@ func benchmarkScan(b *testing.B, bench, corpus string) {
 func BenchmarkKeyedRead(b *testing.B) {
 	c, ks := benchServer(b)
 	ctx := context.Background()
-	table, key := benchTable(ks, "narrow", "many"), any("k42")
-	if ks == "corpus" {
-		key = 42
-	}
-	colName := "key"
-	if ks == "corpus" {
-		colName = "id"
-	}
-	body, _ := json.Marshal(map[string]any{"version": 1, "keyspace": ks, "table": table, "keys": []any{map[string]any{colName: key}}})
+	body := keyedCommand(ks)
 	desc := &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: body}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -128,11 +120,59 @@ func BenchmarkKeyedRead(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		n := 0
 		for rd.Next() {
+			n += int(rd.RecordBatch().NumRows())
 		}
 		if err := rd.Err(); err != nil {
 			b.Fatal(err)
 		}
 		rd.Release()
+		if n != 1 {
+			b.Fatalf("%d rows, want 1", n)
+		}
+	}
+}
+
+// keyedCommand is a command reading one partition that exists: of
+// bench.narrow (cmd/corpusgen's keys) or of the corpus's many.
+func keyedCommand(ks string) []byte {
+	table, col, key := "narrow", "key", any("key-0000000042")
+	if ks == "corpus" {
+		table, col, key = "many", "id", 2492279 // a row of expected.json
+	}
+	body, _ := json.Marshal(map[string]any{"version": 1, "keyspace": ks, "table": table, "keys": []any{map[string]any{col: key}}})
+	return body
+}
+
+// BenchmarkKeyedReadDirect is the warm point read flight-loadgen's
+// --direct runs (Lane A's A2): the JSON command sent straight to DoGet,
+// one round trip.
+func BenchmarkKeyedReadDirect(b *testing.B) {
+	c, ks := benchServer(b)
+	ctx := context.Background()
+	ticket := &flight.Ticket{Ticket: keyedCommand(ks)}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		stream, err := c.DoGet(ctx, ticket)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rd, err := flight.NewRecordReader(stream)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for rd.Next() {
+			n += int(rd.RecordBatch().NumRows())
+		}
+		if err := rd.Err(); err != nil {
+			b.Fatal(err)
+		}
+		rd.Release()
+		if n != 1 {
+			b.Fatalf("%d rows, want 1", n)
+		}
 	}
 }
