@@ -6,6 +6,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
+	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
 // metrics are the server's Prometheus metrics, registered on their own
@@ -22,7 +23,7 @@ type metrics struct {
 	sheds    prometheus.Counter
 }
 
-func newMetrics(adm *admission, snaps *snapshot.Manager, side *sidecar.Client) *metrics {
+func newMetrics(adm *admission, snaps *snapshot.Manager, side *sidecar.Client, chunks *sstable.ChunkCache) *metrics {
 	m := &metrics{reg: prometheus.NewRegistry()}
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sstf_requests_total", Help: "Flight RPCs by method and gRPC status code.",
@@ -52,7 +53,26 @@ func newMetrics(adm *admission, snaps *snapshot.Manager, side *sidecar.Client) *
 	if side != nil {
 		m.reg.MustRegister(sidecarMetrics(side)...)
 	}
+	if chunks != nil {
+		m.reg.MustRegister(chunkCacheMetrics(chunks)...)
+	}
 	return m
+}
+
+// chunkCacheMetrics reads the point reads' chunk cache at scrape time.
+func chunkCacheMetrics(c *sstable.ChunkCache) []prometheus.Collector {
+	stat := func(f func(sstable.ChunkCacheStats) float64) func() float64 {
+		return func() float64 { return f(c.Stats()) }
+	}
+	const lookups = "Data.db chunk lookups of point reads: hit (decompressed chunk cached) or miss (read and decompressed)."
+	return []prometheus.Collector{
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sstf_chunk_cache_total", Help: lookups, ConstLabels: prometheus.Labels{"result": "hit"}},
+			stat(func(s sstable.ChunkCacheStats) float64 { return float64(s.Hits) })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sstf_chunk_cache_total", Help: lookups, ConstLabels: prometheus.Labels{"result": "miss"}},
+			stat(func(s sstable.ChunkCacheStats) float64 { return float64(s.Misses) })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_chunk_cache_bytes", Help: "Bytes of decompressed chunks in the point reads' chunk cache."},
+			stat(func(s sstable.ChunkCacheStats) float64 { return float64(s.Bytes) })),
+	}
 }
 
 // sidecarMetrics reads the Sidecar client's counters at scrape time

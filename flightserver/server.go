@@ -29,6 +29,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/snapshot"
+	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
 // Config configures a Server. Zero values take the defaults noted.
@@ -58,7 +59,14 @@ type Config struct {
 	// is DataDir. Zero: hard links in snapshot.DefaultDir(DataDir), 3 s
 	// window.
 	Snapshot snapshot.Config
+	// ChunkCacheBytes bounds the decompressed Data.db chunks kept for
+	// point reads (default 64 MiB; negative: none). It fills only as
+	// point reads run; scans never use it.
+	ChunkCacheBytes int64
 }
+
+// DefaultChunkCacheBytes is Config.ChunkCacheBytes' default.
+const DefaultChunkCacheBytes = 64 << 20
 
 func (c *Config) defaults() {
 	if c.MaxStreams <= 0 {
@@ -85,6 +93,9 @@ func (c *Config) defaults() {
 	if c.Schemas == nil {
 		c.Schemas = NewCatalogSchemas(catalog.New(catalog.Options{}))
 	}
+	if c.ChunkCacheBytes == 0 {
+		c.ChunkCacheBytes = DefaultChunkCacheBytes
+	}
 }
 
 // Server is the Flight server and its admin endpoint.
@@ -108,12 +119,26 @@ func New(cfg Config) (*Server, error) {
 	if sc.Mode != snapshot.Sidecar {
 		sc.DataDir = cfg.DataDir
 	}
+	var chunks *sstable.ChunkCache
+	if cfg.ChunkCacheBytes > 0 {
+		chunks = sstable.NewChunkCache(cfg.ChunkCacheBytes)
+		if sc.Open == nil {
+			sc.Open = func(path string) (*sstable.Reader, error) {
+				return sstable.Open(path, sstable.Options{ChunkCache: chunks})
+			}
+		}
+		if sc.OpenFS == nil {
+			sc.OpenFS = func(path string, fsys sstable.FS) (*sstable.Reader, error) {
+				return sstable.Open(path, sstable.Options{FS: fsys, ChunkCache: chunks})
+			}
+		}
+	}
 	snaps, err := snapshot.NewManager(sc)
 	if err != nil {
 		return nil, fmt.Errorf("start server: %w", err)
 	}
 	adm := newAdmission(cfg.MaxStreams, cfg.AdmissionWait)
-	m := newMetrics(adm, snaps, sc.Sidecar)
+	m := newMetrics(adm, snaps, sc.Sidecar, chunks)
 	svc := &service{cfg: cfg, mem: cfg.Allocator, adm: adm, metrics: m, log: cfg.Logger}
 	fresh := cfg.Snapshot.Window
 	if fresh <= 0 {

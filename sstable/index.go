@@ -348,7 +348,7 @@ func (r *Reader) verifyEntry(e entryRef) error {
 	}
 	var s Scanner
 	s.r, s.dc = r, decoder{schema: r.Schema, header: &r.Stats.Header, version: r.Version}
-	s.st.resetSized(r.data, r.dataPath, e.pos, 512)
+	s.st.resetPoint(r.data, r.dataPath, e.pos, 512)
 	s.verify = &check{key: e.key, component: "Index.db"}
 	if !s.NextPartition() {
 		if s.err != nil {

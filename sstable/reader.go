@@ -19,7 +19,20 @@ type Options struct {
 	// FS opens the component files; nil is the local file system, where
 	// Summary.db and Filter.db are mapped rather than read.
 	FS FS
+	// ChunkCache, when set, keeps the Data.db chunks point reads (Get,
+	// GetSlice) decompress, for later point reads of any reader sharing
+	// it. Scans do not use it.
+	ChunkCache *ChunkCache
 }
+
+// ChunkCache holds decompressed Data.db chunks within a byte budget.
+type ChunkCache = compress.ChunkCache
+
+// ChunkCacheStats are a chunk cache's counters.
+type ChunkCacheStats = compress.ChunkCacheStats
+
+// NewChunkCache returns a chunk cache of up to maxBytes.
+func NewChunkCache(maxBytes int64) *ChunkCache { return compress.NewChunkCache(maxBytes) }
 
 // Reader is one open SSTable.
 type Reader struct {
@@ -143,7 +156,7 @@ func (r *Reader) openData(opts Options) error {
 		return err
 	}
 	r.closers = append(r.closers, c)
-	copts := compress.Options{SkipCRC: opts.SkipCRC}
+	copts := compress.Options{SkipCRC: opts.SkipCRC, Cache: opts.ChunkCache}
 	switch {
 	case r.has("CompressionInfo.db"):
 		b, err := r.readSmall("CompressionInfo.db")

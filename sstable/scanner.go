@@ -109,7 +109,7 @@ func (r *Reader) Get(key []byte) (*Scanner, error) {
 		return s, nil
 	}
 	s.verify = &c
-	s.st.resetSized(r.data, r.dataPath, pos, pointReadChunk)
+	s.st.resetPoint(r.data, r.dataPath, pos, pointReadChunk)
 	return s, nil
 }
 

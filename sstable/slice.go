@@ -336,7 +336,7 @@ func (s *Scanner) jump() error {
 	var probe Scanner
 	probe.r, probe.dc = s.r, decoder{schema: s.r.Schema, header: &s.r.Stats.Header, version: s.r.Version}
 	first := func(i int) ([][]byte, error) {
-		probe.st.resetSized(s.r.data, s.r.dataPath, s.ph.Position+blocks[i].offset, pointReadChunk)
+		probe.st.resetPoint(s.r.data, s.r.dataPath, s.ph.Position+blocks[i].offset, pointReadChunk)
 		probe.inPartition, probe.err = true, nil
 		if !probe.nextRaw() {
 			if probe.err == nil {
@@ -364,7 +364,7 @@ func (s *Scanner) jump() error {
 	if lo == 0 {
 		return nil
 	}
-	s.st.resetSized(s.r.data, s.r.dataPath, s.ph.Position+blocks[lo].offset, streamChunk)
+	s.st.resetPoint(s.r.data, s.r.dataPath, s.ph.Position+blocks[lo].offset, streamChunk)
 	st.open = blocks[lo].open
 	sliceJumps.Add(1)
 	if !st.open.Live() {

@@ -35,12 +35,29 @@ type stream struct {
 	// that buffer fills spare instead and the two swap.
 	hold  *byte
 	spare []byte
+
+	// cached: a point read's stream, whose chunks go through the data
+	// source's chunk cache (ReadAtCached) when it has one.
+	cached bool
+}
+
+// cachedSource is a data source with a chunk cache for point reads.
+type cachedSource interface {
+	ReadAtCached(p []byte, off int64) (int, error)
 }
 
 const streamChunk = 64 << 10
 
 func (s *stream) reset(src dataSource, file string, at int64) {
 	s.resetSized(src, file, at, streamChunk)
+	s.cached = false
+}
+
+// resetPoint is resetSized for a point read's stream, which reads
+// through the chunk cache.
+func (s *stream) resetPoint(src dataSource, file string, at int64, size int) {
+	s.resetSized(src, file, at, size)
+	s.cached = true
 }
 
 // resetSized starts reading at a Data.db offset with a first buffer of
@@ -96,7 +113,11 @@ func (s *stream) fill() error {
 		s.eof = true
 		return nil
 	}
-	n, err := s.src.ReadAt(s.buf[s.w:s.w+int(want)], s.off+int64(s.w))
+	read := s.src.ReadAt
+	if c, ok := s.src.(cachedSource); ok && s.cached {
+		read = c.ReadAtCached
+	}
+	n, err := read(s.buf[s.w:s.w+int(want)], s.off+int64(s.w))
 	s.w += n
 	if err != nil && !(errors.Is(err, io.EOF) && int64(n) == want) {
 		return fmt.Errorf("read Data.db at %d: %w", s.off+int64(s.w), err)

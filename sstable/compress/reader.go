@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"sync/atomic"
 
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 )
@@ -18,7 +19,13 @@ type Options struct {
 	// crc_check_chance allows this for speed; corruption is then found
 	// only if decompression happens to fail.
 	SkipCRC bool
+	// Cache, when set, keeps the chunks point reads decompress
+	// (ReadAtCached) for later point reads, shared by every reader.
+	Cache *ChunkCache
 }
+
+// readerIDs numbers readers for the chunk cache's keys.
+var readerIDs atomic.Uint64
 
 // Reader serves the uncompressed stream of a compressed Data.db.
 type Reader struct {
@@ -29,13 +36,14 @@ type Reader struct {
 	dec     *decoder
 	scratch []byte // compressed chunk plus its CRC
 	cache   chunkCache
+	id      uint64 // key of its chunks in opts.Cache
 }
 
 // NewReader reads the compressed Data.db data as described by info. The
 // chunk layout is checked against data's size as chunks are read, so a
 // truncated file fails on the chunks it lost rather than up front.
 func NewReader(data base.Readable, info *Info, opts Options) *Reader {
-	r := &Reader{data: data, info: info, opts: opts, size: data.Size(), dec: newDecoder(info.codec, info.ChunkLength)}
+	r := &Reader{data: data, info: info, opts: opts, size: data.Size(), dec: newDecoder(info.codec, info.ChunkLength), id: readerIDs.Add(1)}
 	r.cache.init(info.ChunkLength, info.DataLength)
 	return r
 }
@@ -52,6 +60,9 @@ func (r *Reader) NumChunks() int { return len(r.info.ChunkOffsets) }
 // Close releases codec state (the zstd decoder). The Readable is the
 // caller's to close.
 func (r *Reader) Close() error {
+	if r.opts.Cache != nil {
+		r.opts.Cache.drop(r.id)
+	}
 	r.cache.mu.Lock()
 	defer r.cache.mu.Unlock()
 	r.dec.close()
@@ -62,6 +73,44 @@ func (r *Reader) Close() error {
 // serialized.
 func (r *Reader) ReadAt(p []byte, off int64) (int, error) {
 	return r.cache.readAt(r, p, off)
+}
+
+// ReadAtCached is ReadAt for point reads: chunks come from Options.Cache
+// when it holds them and go into it when it does not. Without a cache it
+// is ReadAt.
+func (r *Reader) ReadAtCached(p []byte, off int64) (int, error) {
+	c := r.opts.Cache
+	if c == nil {
+		return r.ReadAt(p, off)
+	}
+	if off < 0 {
+		return 0, fmt.Errorf("read Data.db: negative offset %d", off)
+	}
+	clen := int64(r.info.ChunkLength)
+	n := 0
+	for n < len(p) {
+		if off >= r.info.DataLength {
+			return n, io.EOF
+		}
+		i := int(off / clen)
+		k := cacheKey{reader: r.id, chunk: i}
+		b, ok := c.get(k)
+		if !ok {
+			// A fresh buffer: the cached chunk is never written again.
+			var err error
+			r.cache.mu.Lock()
+			b, err = r.readChunkLocked(i, nil)
+			r.cache.mu.Unlock()
+			if err != nil {
+				return n, err
+			}
+			c.put(k, b)
+		}
+		m := copy(p[n:], b[off-int64(i)*clen:])
+		n += m
+		off += int64(m)
+	}
+	return n, nil
 }
 
 // ReadChunk decompresses chunk i into dst (reused when large enough) and

@@ -1,0 +1,90 @@
+package sstable_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/sstable-flight/sstable-flight/sstable"
+)
+
+// TestChunkCachePointReads: point reads through a chunk cache return what
+// they return without one, the first time (filling it) and the second
+// (served from it), for every partition of every corpus SSTable; a small
+// cache, shared by all the readers, also evicts on the way. Scans do not
+// fill it.
+func TestChunkCachePointReads(t *testing.T) {
+	cache := sstable.NewChunkCache(256 << 10)
+	render := func(s *sstable.Scanner) string {
+		out := ""
+		for s.NextPartition() {
+			out += fmt.Sprintf("%x:", s.Partition().Key)
+			for s.NextUnfiltered() {
+				u := s.Unfiltered()
+				out += fmt.Sprintf("%x/%d/%d ", u.Clustering, len(u.Cells), u.Liveness.Timestamp)
+				for _, c := range u.Cells {
+					out += fmt.Sprintf("%x ", c.Value)
+				}
+			}
+		}
+		if err := s.Err(); err != nil {
+			return "error: " + err.Error()
+		}
+		return out
+	}
+	reads := 0
+	for mode, c := range corpusModes(t) {
+		for name, tbl := range c.Tables {
+			for _, st := range tbl.SSTables {
+				path := filepath.Join(tbl.Dir, st.Prefix+"-Data.db")
+				plain, err := sstable.Open(path, sstable.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				cached, err := sstable.Open(path, sstable.Options{ChunkCache: cache})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !plain.Murmur3() {
+					plain.Close()
+					cached.Close()
+					continue
+				}
+				before := cache.Stats()
+				fullScan(t, cached)
+				if after := cache.Stats(); after.Hits+after.Misses != before.Hits+before.Misses {
+					t.Fatalf("%s/%s: a scan used the chunk cache", mode, name)
+				}
+				for _, p := range fullScan(t, plain) {
+					g, err := plain.Get(p.key)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := render(g)
+					g.Release()
+					for pass := range 2 {
+						g, err := cached.Get(p.key)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if got := render(g); got != want {
+							t.Fatalf("%s/%s %x, pass %d: cached point read\n%s\nwant\n%s", mode, name, p.key, pass, got, want)
+						}
+						g.Release()
+						reads++
+					}
+				}
+				plain.Close()
+				cached.Close()
+			}
+		}
+	}
+	st := cache.Stats()
+	t.Logf("%d cached point reads: %d chunk hits, %d misses, %d bytes held", reads, st.Hits, st.Misses, st.Bytes)
+	if st.Hits == 0 || st.Misses == 0 {
+		t.Fatalf("hits %d, misses %d: the cache was not used", st.Hits, st.Misses)
+	}
+	if st.Bytes > 256<<10 {
+		t.Fatalf("holds %d bytes, budget %d", st.Bytes, 256<<10)
+	}
+}
