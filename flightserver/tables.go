@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -24,9 +23,6 @@ type SchemaSource interface {
 // errNotFound marks an unknown keyspace or table (gRPC NOT_FOUND).
 var errNotFound = errors.New("not found")
 
-// validName is Cassandra's rule for keyspace and table names; the server
-// checks names with it before they come near a path.
-var validName = regexp.MustCompile(`^[A-Za-z0-9_]{1,48}$`)
 
 // tables finds the tables of the data directory and keeps, per table
 // directory, the table built from its schema until the schema or the
@@ -92,7 +88,9 @@ func (ts *tables) acquireEpoch(ctx context.Context, keyspace, name, id string) (
 // checkNames refuses names Cassandra would not accept, before they come
 // near a path or a lookup.
 func checkNames(keyspace, name string) error {
-	if !validName.MatchString(keyspace) || !validName.MatchString(name) {
+	// NB: a byte loop (catalog.ValidName), not a regexp: it runs on
+	// every request, where the regexp was 1% of a keyed read.
+	if !catalog.ValidName(keyspace) || !catalog.ValidName(name) {
 		return fmt.Errorf("find table %q.%q: %w (not a valid Cassandra name)", keyspace, name, errNotFound)
 	}
 	return nil
