@@ -19,10 +19,20 @@ type admission struct {
 	wait    time.Duration
 	active  atomic.Int64
 	waiting atomic.Int64
+
+	releaseFn func()
 }
 
 func newAdmission(max int, wait time.Duration) *admission {
-	return &admission{slots: make(chan struct{}, max), wait: wait}
+	a := &admission{slots: make(chan struct{}, max), wait: wait}
+	a.releaseFn = a.release // one func value, not a closure per stream
+	return a
+}
+
+// release gives a slot back.
+func (a *admission) release() {
+	a.active.Add(-1)
+	<-a.slots
 }
 
 // acquire takes a slot; the returned func gives it back.
@@ -46,8 +56,5 @@ func (a *admission) acquire(ctx context.Context) (func(), error) {
 		}
 	}
 	a.active.Add(1)
-	return func() {
-		a.active.Add(-1)
-		<-a.slots
-	}, nil
+	return a.releaseFn, nil
 }

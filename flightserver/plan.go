@@ -75,6 +75,9 @@ const keysPerTicket = 256
 // sortByToken orders serialized partition keys as the ring does (token,
 // then key bytes).
 func sortByToken(keys [][]byte) {
+	if len(keys) < 2 {
+		return // a point read: nothing to order, nothing to allocate
+	}
 	tokens := make(map[string]int64, len(keys))
 	for _, k := range keys {
 		tokens[string(k)] = sstable.Murmur3Token(k)

@@ -145,7 +145,7 @@ func New(cfg Config) (*Server, error) {
 		fresh = snapshot.DefaultWindow
 	}
 	svc.tables = &tables{dataDir: cfg.DataDir, lister: snapshot.NewLister(cfg.DataDir), schemas: cfg.Schemas, snaps: snaps,
-		fresh: fresh, now: time.Now, built: map[string]*table{}, found: map[string]foundDir{}}
+		fresh: fresh, now: time.Now, built: map[string]*table{}, found: map[tableName]foundDir{}}
 
 	opts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(svc.unaryInterceptor),

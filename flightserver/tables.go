@@ -23,7 +23,6 @@ type SchemaSource interface {
 // errNotFound marks an unknown keyspace or table (gRPC NOT_FOUND).
 var errNotFound = errors.New("not found")
 
-
 // tables finds the tables of the data directory and keeps, per table
 // directory, the table built from its schema until the schema or the
 // directory changes.
@@ -40,9 +39,12 @@ type tables struct {
 	now   func() time.Time
 
 	mu    sync.Mutex
-	built map[string]*table   // table directory → table
-	found map[string]foundDir // keyspace/table → its directory
+	built map[string]*table      // table directory → table
+	found map[tableName]foundDir // its directory, by name
 }
+
+// tableName keys tables.found (a struct: no string to build per lookup).
+type tableName struct{ keyspace, table string }
 
 type foundDir struct {
 	td snapshot.TableDir
@@ -110,7 +112,7 @@ func (ts *tables) find(ctx context.Context, keyspace, name string) (snapshot.Tab
 		}
 		return td, nil
 	}
-	key := keyspace + "/" + name
+	key := tableName{keyspace, name}
 	now := ts.now()
 	ts.mu.Lock()
 	f, ok := ts.found[key]
@@ -135,7 +137,7 @@ func (ts *tables) find(ctx context.Context, keyspace, name string) (snapshot.Tab
 // forget drops what find and leaseOf trust (after refresh-schema).
 func (ts *tables) forget() {
 	ts.mu.Lock()
-	ts.found = map[string]foundDir{}
+	ts.found = map[tableName]foundDir{}
 	for _, t := range ts.built {
 		t.checked = time.Time{}
 	}
