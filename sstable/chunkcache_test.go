@@ -88,3 +88,50 @@ func TestChunkCachePointReads(t *testing.T) {
 		t.Fatalf("holds %d bytes, budget %d", st.Bytes, 256<<10)
 	}
 }
+
+// TestChunkCacheConcurrentGets: point reads of one reader from many
+// goroutines through a cache small enough to evict all the time (run
+// under -race) each return what the read returns alone.
+func TestChunkCacheConcurrentGets(t *testing.T) {
+	c := corpusModes(t)["oa"]
+	tbl := c.Tables["wide"]
+	path := filepath.Join(tbl.Dir, tbl.SSTables[0].Prefix+"-Data.db")
+	r, err := sstable.Open(path, sstable.Options{ChunkCache: sstable.NewChunkCache(64 << 10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	parts := fullScan(t, r)
+	errs := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			for i := range 40 {
+				p := parts[(g+i)%len(parts)]
+				s, err := r.Get(p.key)
+				if err != nil {
+					errs <- err
+					return
+				}
+				parts, rows := 0, 0
+				for s.NextPartition() {
+					parts++
+					for s.NextUnfiltered() {
+						rows++
+					}
+				}
+				err = s.Err()
+				s.Release()
+				if err != nil || parts != 1 || rows != p.rows {
+					errs <- fmt.Errorf("key %x: %d partitions, %d rows, error %v; want 1 and %d", p.key, parts, rows, err, p.rows)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
