@@ -131,23 +131,24 @@ func NewSlice(t *Table, readers []*sstable.Reader, opts Options, key []byte, sl 
 }
 
 func newMerger(t *Table, readers []*sstable.Reader, opts Options, open func(*sstable.Reader) (*sstable.Scanner, error)) (*Merger, error) {
-	m := &Merger{t: t, opts: opts}
 	n := len(t.Columns)
 	if opts.Columns != nil && len(opts.Columns) != n {
 		return nil, fmt.Errorf("start merge: %d column flags for %d columns", len(opts.Columns), n)
 	}
-	m.simple = make([]*sstable.Cell, n)
-	m.complex = make([][]cellRef, n)
-	m.cdel = make([]sstable.DeletionTime, n)
-	for i := range m.cdel {
-		m.cdel[i] = sstable.LiveDeletion
-	}
-	m.staticVals = make([]Value, n)
 	d := t.derive() // shared, read only
+	m, _ := d.mergers.Get().(*Merger)
+	if m == nil {
+		m = &Merger{}
+		m.simple = make([]*sstable.Cell, n)
+		m.complex = make([][]cellRef, n)
+		m.cdel = make([]sstable.DeletionTime, n)
+		m.staticVals = make([]Value, n)
+		m.row.Values = make([]Value, n)
+		m.isSet = make([]bool, n)
+	}
+	m.reset(t, opts)
 	m.dropped, m.plain, m.statics = d.dropped, d.plain, d.statics
 	m.hasStaticCols = len(d.statics) > 0
-	m.row.Values = make([]Value, n)
-	m.isSet = make([]bool, n)
 	for _, r := range readers {
 		cols, err := t.columnMap(r)
 		if err != nil {
@@ -177,15 +178,48 @@ func newMerger(t *Table, readers []*sstable.Reader, opts Options, open func(*sst
 	return m, m.err
 }
 
+// reset makes a new or released merger a fresh one for t: per-column
+// scratch is kept (cleared), everything else starts over.
+func (m *Merger) reset(t *Table, opts Options) {
+	*m = Merger{
+		t: t, opts: opts,
+		simple: m.simple, complex: m.complex, cdel: m.cdel, staticVals: m.staticVals, isSet: m.isSet,
+		row:  Row{Values: m.row.Values},
+		srcs: m.srcs[:0], at: m.at[:0],
+		fastSet: m.fastSet[:0], fastNext: m.fastNext[:0],
+		arena: m.arena[:0], staticArena: m.staticArena[:0],
+		parts: m.parts[:0], shards: m.shards[:0], ctxs: m.ctxs[:0],
+		rowState: rowState{touched: m.touched[:0]},
+	}
+	clear(m.simple)
+	for i := range m.complex {
+		clear(m.complex[i])
+		m.complex[i] = m.complex[i][:0]
+	}
+	for i := range m.cdel {
+		m.cdel[i] = sstable.LiveDeletion
+	}
+	clear(m.staticVals)
+	clear(m.row.Values)
+	clear(m.isSet)
+}
+
 // Release gives the merger's scanners back for reuse by later point reads
-// (sstable.Scanner.Release). The merger and every row it returned are
-// dead after it.
+// (sstable.Scanner.Release), and the merger to its table for the next
+// merge. The merger and every row it returned are dead after it.
 func (m *Merger) Release() {
-	for _, src := range m.srcs {
+	t := m.t
+	if t == nil {
+		return // released already
+	}
+	for i, src := range m.srcs {
 		src.s.Release()
 		src.s = nil
+		m.srcs[i] = nil
 	}
-	m.srcs = nil
+	clear(m.at)
+	m.t = nil
+	t.derive().mergers.Put(m)
 }
 
 // Err is the first error met.

@@ -41,6 +41,11 @@ type derived struct {
 	dropped []int64        // per column: drop time, or NoTimestamp
 	plain   []bool         // per column: simple, not a counter, never dropped
 	statics []int          // indexes of the static columns
+
+	// mergers keeps released mergers for the table's next ones: their
+	// per-column scratch was most of a point read's allocations left in
+	// reconcile.
+	mergers sync.Pool
 }
 
 func (t *Table) derive() *derived {
