@@ -12,15 +12,20 @@ import (
 )
 
 // TestChunkCacheServesRepeatedPointReads: the second read of a key finds
-// its Data.db chunk decompressed already (sstf_chunk_cache_total hit),
-// returns the same row, and a scan adds no lookups; with the cache off
-// there is no such metric.
+// its Data.db chunk decompressed already (sstf_chunk_cache_total hit) and
+// its position known (sstf_key_cache_total hit: the corpus is BIG),
+// returns the same row, and a scan adds no lookups; with the caches off
+// there are no such metrics.
 func TestChunkCacheServesRepeatedPointReads(t *testing.T) {
 	ctx := context.Background()
 	ts := startServer(t, "oa")
 	metric := adminMetric(t, ts)
 	count := func(result string) int {
 		v, _ := strconv.Atoi(metric(`sstf_chunk_cache_total{result="` + result + `"}`))
+		return v
+	}
+	keyHits := func() int {
+		v, _ := strconv.Atoi(metric(`sstf_key_cache_total{result="hit"}`))
 		return v
 	}
 	cmd := map[string]any{"version": 1, "keyspace": "corpus", "table": "many", "keys": []any{map[string]any{"id": 2492279}}}
@@ -35,7 +40,7 @@ func TestChunkCacheServesRepeatedPointReads(t *testing.T) {
 	if err != nil || len(first) != 1 {
 		t.Fatalf("first read: %v %v", first, err)
 	}
-	hits, misses := count("hit"), count("miss")
+	hits, misses, kh := count("hit"), count("miss"), keyHits()
 	if misses == 0 {
 		t.Fatalf("first read of a key: %d misses, want some", misses)
 	}
@@ -46,6 +51,9 @@ func TestChunkCacheServesRepeatedPointReads(t *testing.T) {
 	if count("hit") <= hits || count("miss") != misses {
 		t.Fatalf("second read: hits %d -> %d, misses %d -> %d; want a hit and no miss", hits, count("hit"), misses, count("miss"))
 	}
+	if keyHits() != kh+1 {
+		t.Fatalf("second read: key cache hits %d -> %d, want one more", kh, keyHits())
+	}
 	before := count("hit") + count("miss")
 	if _, err := readCommand(ctx, ts.client, map[string]any{"version": 1, "keyspace": "corpus", "table": "many"}, render); err != nil {
 		t.Fatal(err)
@@ -54,9 +62,11 @@ func TestChunkCacheServesRepeatedPointReads(t *testing.T) {
 		t.Fatalf("a scan made %d chunk cache lookups", after-before)
 	}
 
-	off := startServer(t, "oa", func(c *flightserver.Config) { c.ChunkCacheBytes = -1 })
-	if v := adminMetric(t, off)(`sstf_chunk_cache_bytes`); v != "" {
-		t.Fatalf("cache off, yet sstf_chunk_cache_bytes = %s", v)
+	off := startServer(t, "oa", func(c *flightserver.Config) { c.ChunkCacheBytes, c.KeyCacheBytes = -1, -1 })
+	for _, name := range []string{"sstf_chunk_cache_bytes", "sstf_key_cache_bytes"} {
+		if v := adminMetric(t, off)(name); v != "" {
+			t.Fatalf("caches off, yet %s = %s", name, v)
+		}
 	}
 	if got, err := readCommand(ctx, off.client, cmd, render); err != nil || len(got) != 1 || got[0] != first[0] {
 		t.Fatalf("read without the cache: %v %v", got, err)

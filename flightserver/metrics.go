@@ -23,7 +23,7 @@ type metrics struct {
 	sheds    prometheus.Counter
 }
 
-func newMetrics(adm *admission, snaps *snapshot.Manager, side *sidecar.Client, chunks *sstable.ChunkCache) *metrics {
+func newMetrics(adm *admission, snaps *snapshot.Manager, side *sidecar.Client, caches sstable.Options) *metrics {
 	m := &metrics{reg: prometheus.NewRegistry()}
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sstf_requests_total", Help: "Flight RPCs by method and gRPC status code.",
@@ -53,25 +53,31 @@ func newMetrics(adm *admission, snaps *snapshot.Manager, side *sidecar.Client, c
 	if side != nil {
 		m.reg.MustRegister(sidecarMetrics(side)...)
 	}
-	if chunks != nil {
-		m.reg.MustRegister(chunkCacheMetrics(chunks)...)
+	if c := caches.ChunkCache; c != nil {
+		m.reg.MustRegister(cacheMetrics("chunk", "Data.db chunk lookups of point reads: hit (decompressed chunk cached) or miss (read and decompressed).",
+			"Bytes of decompressed chunks in the point reads' chunk cache.",
+			func() (int64, int64, int64) { s := c.Stats(); return s.Hits, s.Misses, s.Bytes })...)
+	}
+	if c := caches.KeyCache; c != nil {
+		m.reg.MustRegister(cacheMetrics("key", "Partition position lookups of point reads in BIG SSTables: hit (position cached) or miss (Index.db scanned).",
+			"Bytes the key cache accounts for its entries (keys plus 96 each).",
+			func() (int64, int64, int64) { s := c.Stats(); return s.Hits, s.Misses, s.Bytes })...)
 	}
 	return m
 }
 
-// chunkCacheMetrics reads the point reads' chunk cache at scrape time.
-func chunkCacheMetrics(c *sstable.ChunkCache) []prometheus.Collector {
-	stat := func(f func(sstable.ChunkCacheStats) float64) func() float64 {
-		return func() float64 { return f(c.Stats()) }
+// cacheMetrics reads one of the point reads' caches at scrape time:
+// sstf_<name>_cache_total{result} and sstf_<name>_cache_bytes.
+func cacheMetrics(name, lookups, bytes string, stats func() (hits, misses, size int64)) []prometheus.Collector {
+	counter := func(result string, pick func(h, m, b int64) int64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sstf_" + name + "_cache_total", Help: lookups, ConstLabels: prometheus.Labels{"result": result}},
+			func() float64 { return float64(pick(stats())) })
 	}
-	const lookups = "Data.db chunk lookups of point reads: hit (decompressed chunk cached) or miss (read and decompressed)."
 	return []prometheus.Collector{
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sstf_chunk_cache_total", Help: lookups, ConstLabels: prometheus.Labels{"result": "hit"}},
-			stat(func(s sstable.ChunkCacheStats) float64 { return float64(s.Hits) })),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sstf_chunk_cache_total", Help: lookups, ConstLabels: prometheus.Labels{"result": "miss"}},
-			stat(func(s sstable.ChunkCacheStats) float64 { return float64(s.Misses) })),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_chunk_cache_bytes", Help: "Bytes of decompressed chunks in the point reads' chunk cache."},
-			stat(func(s sstable.ChunkCacheStats) float64 { return float64(s.Bytes) })),
+		counter("hit", func(h, _, _ int64) int64 { return h }),
+		counter("miss", func(_, m, _ int64) int64 { return m }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_" + name + "_cache_bytes", Help: bytes},
+			func() float64 { _, _, b := stats(); return float64(b) }),
 	}
 }
 

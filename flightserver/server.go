@@ -63,10 +63,18 @@ type Config struct {
 	// point reads (default 64 MiB; negative: none). It fills only as
 	// point reads run; scans never use it.
 	ChunkCacheBytes int64
+	// KeyCacheBytes bounds the partition positions kept for point reads
+	// of BIG SSTables, so a warm read skips its Index.db scan (default
+	// 8 MiB, ~70,000 short keys; negative: none).
+	KeyCacheBytes int64
 }
 
-// DefaultChunkCacheBytes is Config.ChunkCacheBytes' default.
-const DefaultChunkCacheBytes = 64 << 20
+// DefaultChunkCacheBytes and DefaultKeyCacheBytes are the caches'
+// defaults.
+const (
+	DefaultChunkCacheBytes = 64 << 20
+	DefaultKeyCacheBytes   = 8 << 20
+)
 
 func (c *Config) defaults() {
 	if c.MaxStreams <= 0 {
@@ -96,6 +104,9 @@ func (c *Config) defaults() {
 	if c.ChunkCacheBytes == 0 {
 		c.ChunkCacheBytes = DefaultChunkCacheBytes
 	}
+	if c.KeyCacheBytes == 0 {
+		c.KeyCacheBytes = DefaultKeyCacheBytes
+	}
 }
 
 // Server is the Flight server and its admin endpoint.
@@ -119,18 +130,21 @@ func New(cfg Config) (*Server, error) {
 	if sc.Mode != snapshot.Sidecar {
 		sc.DataDir = cfg.DataDir
 	}
-	var chunks *sstable.ChunkCache
+	var caches sstable.Options // the point reads' caches every reader shares
 	if cfg.ChunkCacheBytes > 0 {
-		chunks = sstable.NewChunkCache(cfg.ChunkCacheBytes)
-		if sc.Open == nil {
-			sc.Open = func(path string) (*sstable.Reader, error) {
-				return sstable.Open(path, sstable.Options{ChunkCache: chunks})
-			}
-		}
-		if sc.OpenFS == nil {
-			sc.OpenFS = func(path string, fsys sstable.FS) (*sstable.Reader, error) {
-				return sstable.Open(path, sstable.Options{FS: fsys, ChunkCache: chunks})
-			}
+		caches.ChunkCache = sstable.NewChunkCache(cfg.ChunkCacheBytes)
+	}
+	if cfg.KeyCacheBytes > 0 {
+		caches.KeyCache = sstable.NewKeyCache(cfg.KeyCacheBytes)
+	}
+	if sc.Open == nil {
+		sc.Open = func(path string) (*sstable.Reader, error) { return sstable.Open(path, caches) }
+	}
+	if sc.OpenFS == nil {
+		sc.OpenFS = func(path string, fsys sstable.FS) (*sstable.Reader, error) {
+			o := caches
+			o.FS = fsys
+			return sstable.Open(path, o)
 		}
 	}
 	snaps, err := snapshot.NewManager(sc)
@@ -138,7 +152,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("start server: %w", err)
 	}
 	adm := newAdmission(cfg.MaxStreams, cfg.AdmissionWait)
-	m := newMetrics(adm, snaps, sc.Sidecar, chunks)
+	m := newMetrics(adm, snaps, sc.Sidecar, caches)
 	svc := &service{cfg: cfg, mem: cfg.Allocator, adm: adm, metrics: m, log: cfg.Logger}
 	fresh := cfg.Snapshot.Window
 	if fresh <= 0 {

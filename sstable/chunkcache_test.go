@@ -8,13 +8,14 @@ import (
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
-// TestChunkCachePointReads: point reads through a chunk cache return what
-// they return without one, the first time (filling it) and the second
-// (served from it), for every partition of every corpus SSTable; a small
-// cache, shared by all the readers, also evicts on the way. Scans do not
-// fill it.
+// TestChunkCachePointReads: point reads through a chunk cache and a key
+// cache return what they return without them, the first time (filling
+// them) and the second (served from them), for every partition of every
+// corpus SSTable; small caches, shared by all the readers, also evict on
+// the way. Scans do not fill them.
 func TestChunkCachePointReads(t *testing.T) {
 	cache := sstable.NewChunkCache(256 << 10)
+	keys := sstable.NewKeyCache(16 << 10)
 	render := func(s *sstable.Scanner) string {
 		out := ""
 		for s.NextPartition() {
@@ -41,7 +42,7 @@ func TestChunkCachePointReads(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				cached, err := sstable.Open(path, sstable.Options{ChunkCache: cache})
+				cached, err := sstable.Open(path, sstable.Options{ChunkCache: cache, KeyCache: keys})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -86,6 +87,11 @@ func TestChunkCachePointReads(t *testing.T) {
 	}
 	if st.Bytes > 256<<10 {
 		t.Fatalf("holds %d bytes, budget %d", st.Bytes, 256<<10)
+	}
+	ks := keys.Stats()
+	t.Logf("key cache: %d hits, %d misses", ks.Hits, ks.Misses)
+	if ks.Hits == 0 || ks.Misses == 0 {
+		t.Fatalf("key cache hits %d, misses %d: not used", ks.Hits, ks.Misses)
 	}
 }
 

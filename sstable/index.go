@@ -265,8 +265,17 @@ func (r *Reader) locate(key []byte) (int64, check, bool, error) {
 		}
 		return pos, c, err == nil, err
 	case r.idx.summary != nil:
+		if r.keys != nil {
+			if e, ok := r.keys.get(r.id, tok, key); ok {
+				return e.pos, check{key: e.key, component: "Index.db"}, true, nil
+			}
+		}
 		floor := r.idx.summary.Floor(key)
 		if pos, c, ok, err := r.findInInterval(floor, key); ok || err != nil {
+			if ok && err == nil && r.keys != nil {
+				// c.key is a copy of the key nobody writes to.
+				r.keys.put(r.id, tok, c.key, pos)
+			}
 			return pos, c, ok, err
 		}
 		// Not in its summary interval: absent (a bloom filter false

@@ -23,6 +23,9 @@ type Options struct {
 	// GetSlice) decompress, for later point reads of any reader sharing
 	// it. Scans do not use it.
 	ChunkCache *ChunkCache
+	// KeyCache, when set, keeps the Data.db positions point reads find
+	// in Index.db (BIG SSTables), for later point reads of the same key.
+	KeyCache *KeyCache
 }
 
 // ChunkCache holds decompressed Data.db chunks within a byte budget.
@@ -48,6 +51,8 @@ type Reader struct {
 	data     dataSource
 	idx      indexes
 	closers  []io.Closer
+	keys     *KeyCache // Options.KeyCache
+	id       uint64    // the reader's entries in keys
 }
 
 // Open opens the SSTable that the given component file belongs to (any of
@@ -64,7 +69,7 @@ func Open(path string, opts Options) (_ *Reader, err error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{Desc: d, Version: v, dir: filepath.Dir(path), fs: fsOrLocal(opts.FS)}
+	r := &Reader{Desc: d, Version: v, dir: filepath.Dir(path), fs: fsOrLocal(opts.FS), keys: opts.KeyCache, id: readerIDs.Add(1)}
 	defer func() {
 		if err != nil {
 			r.Close()
@@ -192,6 +197,9 @@ func (p plainData) DataLength() int64 { return p.Size() }
 
 // Close releases the files.
 func (r *Reader) Close() error {
+	if r.keys != nil {
+		r.keys.drop(r.id)
+	}
 	var errs []error
 	for _, c := range r.closers {
 		errs = append(errs, c.Close())

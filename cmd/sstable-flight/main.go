@@ -51,6 +51,7 @@ func run() error {
 	flag.DurationVar(&cfg.Snapshot.Window, "snapshot-window", snapshot.DefaultWindow, "freshness window: queries within it share one snapshot")
 	flag.DurationVar(&cfg.Snapshot.Grace, "snapshot-grace", snapshot.DefaultGrace, "how long a superseded snapshot stays after its last use, for the rest of its query's splits")
 	flag.Int64Var(&cfg.Snapshot.PinnedCap, "snapshot-pinned-cap", 0, "bytes that snapshots may keep of files Cassandra deleted before superseded ones retire early (0: no cap)")
+	flag.Int64Var(&cfg.KeyCacheBytes, "key-cache-bytes", flightserver.DefaultKeyCacheBytes, "partition positions kept for point reads of BIG SSTables (negative: none)")
 	flag.Int64Var(&cfg.ChunkCacheBytes, "chunk-cache-bytes", flightserver.DefaultChunkCacheBytes, "decompressed Data.db chunks kept for point reads (negative: none); filled by point reads only")
 	sidecarURL := flag.String("sidecar", "", "Cassandra Sidecar base URL, e.g. http://127.0.0.1:9043: snapshots are taken and read through it (no shared data directory); token from env SSTF_SIDECAR_TOKEN")
 	flag.Parse()

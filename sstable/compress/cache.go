@@ -1,8 +1,7 @@
 package compress
 
 import (
-	"sync"
-	"sync/atomic"
+	"github.com/sstable-flight/sstable-flight/sstable/internal/lru"
 )
 
 // ChunkCache keeps decompressed chunks of many readers within a byte
@@ -10,50 +9,22 @@ import (
 // read then copies a few hundred bytes instead of decompressing its whole
 // chunk (an LZ4 16 KiB chunk was 16% of a point read's instructions,
 // client included). Scans stream each chunk once and do not use it.
-// Entries are never written after they are cached, so readers copy from
-// them without a lock. Safe for concurrent use.
-//
-// NB: written here rather than taken from a library: golang-lru bounds
-// entries, not bytes, and chunk sizes differ per table; otter and
-// ristretto weigh entries but run their upkeep on goroutines of their own,
-// which a library package should not start.
+// Cached chunks are never written again, so readers copy from them
+// without a lock. Safe for concurrent use.
 type ChunkCache struct {
-	shards [cacheShards]cacheShard
-	hits   atomic.Int64
-	misses atomic.Int64
+	c *lru.Cache[cacheKey, []byte]
 }
-
-const cacheShards = 16
 
 type cacheKey struct {
 	reader uint64 // Reader.id
 	chunk  int
 }
 
-type cacheShard struct {
-	mu    sync.Mutex
-	max   int64
-	bytes int64
-	m     map[cacheKey]*cacheEntry
-	lru   cacheEntry // sentinel: lru.next is the most recent
-}
-
-type cacheEntry struct {
-	key        cacheKey
-	b          []byte
-	prev, next *cacheEntry
-}
-
 // NewChunkCache returns a cache holding up to maxBytes of chunks.
 func NewChunkCache(maxBytes int64) *ChunkCache {
-	c := &ChunkCache{}
-	for i := range c.shards {
-		s := &c.shards[i]
-		s.max = maxBytes / cacheShards
-		s.m = map[cacheKey]*cacheEntry{}
-		s.lru.next, s.lru.prev = &s.lru, &s.lru
-	}
-	return c
+	return &ChunkCache{c: lru.New(maxBytes,
+		func(k cacheKey) uint64 { return k.reader<<32 ^ uint64(k.chunk) },
+		func(_ cacheKey, b []byte) int64 { return int64(cap(b)) })}
 }
 
 // ChunkCacheStats are a cache's counters since it was made.
@@ -63,88 +34,17 @@ type ChunkCacheStats struct {
 
 // Stats reads the counters.
 func (c *ChunkCache) Stats() ChunkCacheStats {
-	st := ChunkCacheStats{Hits: c.hits.Load(), Misses: c.misses.Load()}
-	for i := range c.shards {
-		s := &c.shards[i]
-		s.mu.Lock()
-		st.Bytes += s.bytes
-		st.Entries += int64(len(s.m))
-		s.mu.Unlock()
-	}
-	return st
-}
-
-func (c *ChunkCache) shard(k cacheKey) *cacheShard {
-	h := k.reader*0x9e3779b97f4a7c15 ^ uint64(k.chunk)*0xbf58476d1ce4e5b9
-	return &c.shards[h>>60]
+	st := c.c.Stats()
+	return ChunkCacheStats{Hits: st.Hits, Misses: st.Misses, Bytes: st.Weight, Entries: st.Entries}
 }
 
 // get returns the cached chunk, which the caller must not modify.
-func (c *ChunkCache) get(k cacheKey) ([]byte, bool) {
-	s := c.shard(k)
-	s.mu.Lock()
-	e, ok := s.m[k]
-	if ok {
-		e.unlink()
-		s.pushFront(e)
-	}
-	s.mu.Unlock()
-	if ok {
-		c.hits.Add(1)
-		return e.b, true
-	}
-	c.misses.Add(1)
-	return nil, false
-}
+func (c *ChunkCache) get(k cacheKey) ([]byte, bool) { return c.c.Get(k) }
 
-// put caches b, which nobody may modify after; chunks larger than a
-// shard's budget are not kept.
-func (c *ChunkCache) put(k cacheKey, b []byte) {
-	s := c.shard(k)
-	n := int64(cap(b))
-	if n > s.max {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.m[k]; ok {
-		return // another reader of the same chunk got here first
-	}
-	for s.bytes+n > s.max {
-		old := s.lru.prev
-		old.unlink()
-		delete(s.m, old.key)
-		s.bytes -= int64(cap(old.b))
-	}
-	e := &cacheEntry{key: k, b: b}
-	s.pushFront(e)
-	s.m[k] = e
-	s.bytes += n
-}
+// put caches b, which nobody may modify after.
+func (c *ChunkCache) put(k cacheKey, b []byte) { c.c.Put(k, b) }
 
 // drop forgets a closed reader's chunks.
 func (c *ChunkCache) drop(reader uint64) {
-	for i := range c.shards {
-		s := &c.shards[i]
-		s.mu.Lock()
-		for k, e := range s.m {
-			if k.reader == reader {
-				e.unlink()
-				delete(s.m, k)
-				s.bytes -= int64(cap(e.b))
-			}
-		}
-		s.mu.Unlock()
-	}
-}
-
-func (s *cacheShard) pushFront(e *cacheEntry) {
-	e.prev, e.next = &s.lru, s.lru.next
-	s.lru.next.prev = e
-	s.lru.next = e
-}
-
-func (e *cacheEntry) unlink() {
-	e.prev.next, e.next.prev = e.next, e.prev
-	e.prev, e.next = nil, nil
+	c.c.DropIf(func(k cacheKey) bool { return k.reader == reader })
 }

@@ -12,15 +12,15 @@ import (
 // counts hits and misses.
 func TestChunkCacheBudget(t *testing.T) {
 	const chunk = 1 << 10
-	c := NewChunkCache(cacheShards * 4 * chunk) // 4 chunks a shard
+	c := NewChunkCache(16 * 4 * chunk) // 4 chunks a shard
 	for r := uint64(1); r <= 3; r++ {
 		for i := range 200 {
 			c.put(cacheKey{r, i}, bytes.Repeat([]byte{byte(i)}, chunk))
 		}
 	}
 	st := c.Stats()
-	if st.Bytes > cacheShards*4*chunk || st.Entries*chunk != st.Bytes {
-		t.Fatalf("holds %d bytes in %d entries, budget %d", st.Bytes, st.Entries, cacheShards*4*chunk)
+	if st.Bytes > 16*4*chunk || st.Entries*chunk != st.Bytes {
+		t.Fatalf("holds %d bytes in %d entries, budget %d", st.Bytes, st.Entries, 16*4*chunk)
 	}
 	// The last chunk put is the most recent of its shard: still there.
 	if b, ok := c.get(cacheKey{3, 199}); !ok || b[0] != 199 {
