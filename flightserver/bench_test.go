@@ -116,21 +116,7 @@ func BenchmarkKeyedRead(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		rd, err := flight.NewRecordReader(stream)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n := 0
-		for rd.Next() {
-			n += int(rd.RecordBatch().NumRows())
-		}
-		if err := rd.Err(); err != nil {
-			b.Fatal(err)
-		}
-		rd.Release()
-		if n != 1 {
-			b.Fatalf("%d rows, want 1", n)
-		}
+		readOneRow(b, stream)
 	}
 }
 
@@ -159,20 +145,26 @@ func BenchmarkKeyedReadDirect(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		rd, err := flight.NewRecordReader(stream)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n := 0
-		for rd.Next() {
-			n += int(rd.RecordBatch().NumRows())
-		}
-		if err := rd.Err(); err != nil {
-			b.Fatal(err)
-		}
-		rd.Release()
-		if n != 1 {
-			b.Fatalf("%d rows, want 1", n)
-		}
+		readOneRow(b, stream)
+	}
+}
+
+// readOneRow reads a DoGet stream to its end and fails unless it held
+// exactly one row.
+func readOneRow(b *testing.B, stream flight.FlightService_DoGetClient) {
+	rd, err := flight.NewRecordReader(stream)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rd.Release()
+	n := 0
+	for rd.Next() {
+		n += int(rd.RecordBatch().NumRows())
+	}
+	if err := rd.Err(); err != nil {
+		b.Fatal(err)
+	}
+	if n != 1 {
+		b.Fatalf("%d rows, want 1", n)
 	}
 }
