@@ -77,11 +77,12 @@ func (t Token) MarshalJSON() ([]byte, error) {
 // ParseCommand reads and checks a command's shape; names and values are
 // checked against the table's schema when planning.
 func ParseCommand(b []byte) (*Command, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	var c Command
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("read command: %w", err)
+	c, ok := parseCommandFast(b)
+	if !ok {
+		var err error
+		if c, err = decodeCommand(b); err != nil {
+			return nil, err
+		}
 	}
 	switch {
 	case c.Version != CommandVersion:
@@ -98,6 +99,17 @@ func ParseCommand(b []byte) (*Command, error) {
 		return nil, fmt.Errorf("read command: keys and a token range exclude each other")
 	case len(c.Keys) > maxKeys:
 		return nil, fmt.Errorf("read command: %d keys, at most %d", len(c.Keys), maxKeys)
+	}
+	return c, nil
+}
+
+// decodeCommand reads any command with encoding/json.
+func decodeCommand(b []byte) (*Command, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var c Command
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("read command: %w", err)
 	}
 	return &c, nil
 }
