@@ -7,49 +7,63 @@ import (
 	"testing"
 )
 
+// get reads a whole cached chunk of n bytes.
+func (c *ChunkCache) get(k cacheKey, n int) ([]byte, bool) {
+	b := make([]byte, n)
+	m, ok := c.read(k, b, 0)
+	return b[:m], ok
+}
+
 // TestChunkCacheBudget: the cache never holds more bytes than its budget,
-// keeps the most recently used chunks, drops a closed reader's, and
-// counts hits and misses.
+// keeps the most recently used chunks, returns their bytes intact (also
+// from an offset, across slots), drops a closed reader's, and counts hits
+// and misses.
 func TestChunkCacheBudget(t *testing.T) {
-	const chunk = 1 << 10
-	c := NewChunkCache(16 * 4 * chunk) // 4 chunks a shard
+	const chunk = 3*slotSize + 100 // four slots, the last one partly used
+	c := NewChunkCache(cacheShards * 8 * slotSize)
+	want := func(r uint64, i int) []byte {
+		return bytes.Repeat([]byte{byte(r), byte(i)}, chunk/2)
+	}
 	for r := uint64(1); r <= 3; r++ {
 		for i := range 200 {
-			c.put(cacheKey{r, i}, bytes.Repeat([]byte{byte(i)}, chunk))
+			c.put(cacheKey{r, i}, want(r, i))
 		}
 	}
 	st := c.Stats()
-	if st.Bytes > 16*4*chunk || st.Entries*chunk != st.Bytes {
-		t.Fatalf("holds %d bytes in %d entries, budget %d", st.Bytes, st.Entries, 16*4*chunk)
+	if st.Bytes > cacheShards*8*slotSize || st.Bytes != st.Entries*4*slotSize {
+		t.Fatalf("holds %d bytes in %d entries, budget %d", st.Bytes, st.Entries, cacheShards*8*slotSize)
 	}
-	// The last chunk put is the most recent of its shard: still there.
-	if b, ok := c.get(cacheKey{3, 199}); !ok || b[0] != 199 {
-		t.Fatalf("most recent chunk: %v %v", ok, b[:1])
+	if b, ok := c.get(cacheKey{3, 199}, chunk); !ok || !bytes.Equal(b, want(3, 199)) {
+		t.Fatalf("most recent chunk: cached %v, intact %v", ok, bytes.Equal(b, want(3, 199)))
 	}
-	// The first ones are long gone.
-	if _, ok := c.get(cacheKey{1, 0}); ok {
+	p := make([]byte, 10)
+	if n, ok := c.read(cacheKey{3, 199}, p, slotSize-5); !ok || n != 10 || !bytes.Equal(p, want(3, 199)[slotSize-5:slotSize+5]) {
+		t.Fatalf("read across a slot boundary: %d %v %x", n, ok, p)
+	}
+	if _, ok := c.get(cacheKey{1, 0}, chunk); ok {
 		t.Fatal("oldest chunk still cached")
 	}
-	if st := c.Stats(); st.Hits != 1 || st.Misses != 1 {
-		t.Fatalf("hits %d misses %d, want 1 and 1", st.Hits, st.Misses)
+	if st := c.Stats(); st.Hits != 2 || st.Misses != 1 {
+		t.Fatalf("hits %d misses %d, want 2 and 1", st.Hits, st.Misses)
 	}
 	c.drop(3)
 	for i := range 200 {
-		if _, ok := c.get(cacheKey{3, i}); ok {
+		if _, ok := c.get(cacheKey{3, i}, chunk); ok {
 			t.Fatalf("chunk %d of a dropped reader still cached", i)
 		}
 	}
 	// A chunk over a shard's budget is not kept.
-	c.put(cacheKey{9, 0}, make([]byte, 5*chunk))
-	if _, ok := c.get(cacheKey{9, 0}); ok {
+	c.put(cacheKey{9, 0}, make([]byte, 9*slotSize))
+	if _, ok := c.get(cacheKey{9, 0}, 9*slotSize); ok {
 		t.Fatal("oversized chunk cached")
 	}
 }
 
 // TestChunkCacheConcurrent hammers one cache from many goroutines (run
-// with -race): every hit returns the bytes put under its key.
+// with -race): every hit returns the bytes put under its key, though
+// slots are evicted and reused all the time.
 func TestChunkCacheConcurrent(t *testing.T) {
-	c := NewChunkCache(64 << 10)
+	c := NewChunkCache(cacheShards * 4 * slotSize)
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Add(1)
@@ -57,14 +71,15 @@ func TestChunkCacheConcurrent(t *testing.T) {
 			defer wg.Done()
 			for i := range 2000 {
 				k := cacheKey{uint64(g % 3), i % 97}
-				if b, ok := c.get(k); ok {
-					if want := fmt.Sprint(k); string(b) != want {
-						t.Errorf("key %v holds %q", k, b)
+				want := bytes.Repeat([]byte(fmt.Sprint(k)), 500)
+				if b, ok := c.get(k, len(want)); ok {
+					if !bytes.Equal(b, want) {
+						t.Errorf("key %v holds other bytes", k)
 						return
 					}
 					continue
 				}
-				c.put(k, []byte(fmt.Sprint(k)))
+				c.put(k, want)
 			}
 		}()
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"sync"
 	"sync/atomic"
 
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
@@ -38,6 +39,10 @@ type Reader struct {
 	cache   chunkCache
 	id      uint64 // key of its chunks in opts.Cache
 }
+
+// missBufs recycles the buffers point reads decompress a missing chunk
+// into before the cache copies it.
+var missBufs sync.Pool
 
 // NewReader reads the compressed Data.db data as described by info. The
 // chunk layout is checked against data's size as chunks are read, so a
@@ -94,19 +99,28 @@ func (r *Reader) ReadAtCached(p []byte, off int64) (int, error) {
 		}
 		i := int(off / clen)
 		k := cacheKey{reader: r.id, chunk: i}
-		b, ok := c.get(k)
+		in := int(off - int64(i)*clen)
+		m, ok := c.read(k, p[n:], in)
 		if !ok {
-			// A fresh buffer: the cached chunk is never written again.
-			var err error
+			// Decompress under the reader's lock (its decoder and
+			// scratch), cache and copy after it.
+			h, _ := missBufs.Get().(*[]byte)
+			if h == nil {
+				h = new([]byte)
+			}
 			r.cache.mu.Lock()
-			b, err = r.readChunkLocked(i, nil)
+			b, err := r.readChunkLocked(i, *h)
 			r.cache.mu.Unlock()
+			if err == nil {
+				c.put(k, b)
+				m = copy(p[n:], b[in:])
+			}
+			*h = b
+			missBufs.Put(h)
 			if err != nil {
 				return n, err
 			}
-			c.put(k, b)
 		}
-		m := copy(p[n:], b[off-int64(i)*clen:])
 		n += m
 		off += int64(m)
 	}

@@ -1,7 +1,8 @@
 // Package lru is a sharded least-recently-used cache bounded by the
 // summed weight (bytes) of its entries, with no goroutines of its own.
-// The SSTable reader keeps decompressed chunks and partition positions in
-// it, for point reads.
+// The SSTable reader keeps partition positions in it, for point reads.
+// (Decompressed chunks have a cache of their own, off the Go heap:
+// compress.ChunkCache.)
 //
 // NB: written here rather than taken from a library: golang-lru bounds
 // entries, not bytes, and the entries' sizes differ (chunks per table,
