@@ -123,20 +123,27 @@ func (c *Catalog) check(ctx context.Context) {
 // check interval has passed. False without a session, or when the node
 // does not know the table.
 func (c *Catalog) TableID(ctx context.Context, keyspace, table string) (string, bool) {
+	if t := c.fromNode(ctx, keyspace, table); t != nil && t.ID != "" {
+		return t.ID, true
+	}
+	return "", false
+}
+
+// fromNode is the table as the node's schema has it, read again when the
+// check interval has passed; nil without a session or when the node does
+// not know the table.
+func (c *Catalog) fromNode(ctx context.Context, keyspace, table string) *Table {
 	if c.opts.Session == nil {
-		return "", false
+		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.check(ctx)
 	if c.schema == nil {
-		return "", false
+		return nil
 	}
-	t, ok := c.schema.Lookup(keyspace, table)
-	if !ok || t.ID == "" {
-		return "", false
-	}
-	return t.ID, true
+	t, _ := c.schema.Lookup(keyspace, table)
+	return t
 }
 
 // Schema returns the schema last read from Cassandra, nil if none was.
@@ -175,17 +182,8 @@ func (c *Catalog) Table(ctx context.Context, keyspace, table, dir string, reader
 		dirID = m[1]
 	}
 	fits := func(t *Table) bool { return t.ID == "" || dirID == "" || t.ID == dirID }
-	if c.opts.Session != nil {
-		c.mu.Lock()
-		c.check(ctx)
-		var t *Table
-		if c.schema != nil {
-			t, _ = c.schema.Lookup(keyspace, table)
-		}
-		c.mu.Unlock()
-		if t != nil && fits(t) {
-			return t, nil
-		}
+	if t := c.fromNode(ctx, keyspace, table); t != nil && fits(t) {
+		return t, nil
 	}
 	if dir != "" {
 		t, err := c.fromFile(filepath.Join(dir, SchemaFile), keyspace, table)
