@@ -31,26 +31,38 @@ func (c *chunkCache) init(chunkLen int, dataLen int64) {
 }
 
 func (c *chunkCache) readAt(src chunkSource, p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, fmt.Errorf("read Data.db: negative offset %d", off)
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n := 0
-	for n < len(p) {
-		if off >= c.dataLen {
-			return n, io.EOF
-		}
-		i := int(off / c.chunkLen)
+	return walkChunks(p, off, c.chunkLen, c.dataLen, func(i, in int, dst []byte) (int, error) {
 		if i != c.idx {
 			b, err := src.readChunkLocked(i, c.buf)
 			if err != nil {
 				c.idx = -1
-				return n, err
+				return 0, err
 			}
 			c.buf, c.idx = b, i
 		}
-		m := copy(p[n:], c.buf[off-int64(i)*c.chunkLen:])
+		return copy(dst, c.buf[in:]), nil
+	})
+}
+
+// walkChunks fills p from the uncompressed offset off, chunk by chunk:
+// fill copies chunk i's bytes from in on into dst and says how many. It
+// returns io.EOF when p runs past the data.
+func walkChunks(p []byte, off, chunkLen, dataLen int64, fill func(i, in int, dst []byte) (int, error)) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("read Data.db: negative offset %d", off)
+	}
+	n := 0
+	for n < len(p) {
+		if off >= dataLen {
+			return n, io.EOF
+		}
+		i := int(off / chunkLen)
+		m, err := fill(i, int(off-int64(i)*chunkLen), p[n:])
+		if err != nil {
+			return n, err
+		}
 		n += m
 		off += int64(m)
 	}

@@ -88,43 +88,28 @@ func (r *Reader) ReadAtCached(p []byte, off int64) (int, error) {
 	if c == nil {
 		return r.ReadAt(p, off)
 	}
-	if off < 0 {
-		return 0, fmt.Errorf("read Data.db: negative offset %d", off)
-	}
-	clen := int64(r.info.ChunkLength)
-	n := 0
-	for n < len(p) {
-		if off >= r.info.DataLength {
-			return n, io.EOF
-		}
-		i := int(off / clen)
+	return walkChunks(p, off, int64(r.info.ChunkLength), r.info.DataLength, func(i, in int, dst []byte) (int, error) {
 		k := cacheKey{reader: r.id, chunk: i}
-		in := int(off - int64(i)*clen)
-		m, ok := c.read(k, p[n:], in)
-		if !ok {
-			// Decompress under the reader's lock (its decoder and
-			// scratch), cache and copy after it.
-			h, _ := missBufs.Get().(*[]byte)
-			if h == nil {
-				h = new([]byte)
-			}
-			r.cache.mu.Lock()
-			b, err := r.readChunkLocked(i, *h)
-			r.cache.mu.Unlock()
-			if err == nil {
-				c.put(k, b)
-				m = copy(p[n:], b[in:])
-			}
-			*h = b
-			missBufs.Put(h)
-			if err != nil {
-				return n, err
-			}
+		if m, ok := c.read(k, dst, in); ok {
+			return m, nil
 		}
-		n += m
-		off += int64(m)
-	}
-	return n, nil
+		// Decompress under the reader's lock (its decoder and scratch),
+		// cache and copy after it.
+		h, _ := missBufs.Get().(*[]byte)
+		if h == nil {
+			h = new([]byte)
+		}
+		defer missBufs.Put(h)
+		r.cache.mu.Lock()
+		b, err := r.readChunkLocked(i, *h)
+		r.cache.mu.Unlock()
+		*h = b
+		if err != nil {
+			return 0, err
+		}
+		c.put(k, b)
+		return copy(dst, b[in:]), nil
+	})
 }
 
 // ReadChunk decompresses chunk i into dst (reused when large enough) and
