@@ -195,14 +195,7 @@ func onlyConc(steps []Step, conc int) []Step {
 // GoalA2 is keyed throughput: the best step of each arm's point ramp.
 func GoalA2(fl, cq []Step, t LaneATargets) Goal {
 	g := Goal{ID: "A2", Title: "keyed throughput", What: "point reads of lanea.kv, closed-loop ramp " + rampOf(fl) + ", best step of each arm"}
-	qps := func(s Step) float64 { return s.OpsPerSec }
-	f, fok := best(fl, qps)
-	c, cok := best(cq, qps)
-	top := GoalRow{Measure: "best ops/s", Measured: noData, Unit: "ops/s", CQL: optRate(c.OpsPerSec, cok), CQLValue: optVal(c.OpsPerSec, cok)}
-	if fok {
-		top.Measured, top.Value = fmt.Sprintf("%s at concurrency %d", fmtRate(f.OpsPerSec), f.Concurrency), ptr(f.OpsPerSec)
-		top.Ratio = ratioOf(f.OpsPerSec, c.OpsPerSec, cok)
-	}
+	top, f, fok, c, cok := bestRow(fl, cq, "best ops/s", "ops/s", func(s Step) float64 { return s.OpsPerSec })
 	if cok {
 		top.CQL += fmt.Sprintf(" at concurrency %d", c.Concurrency)
 	}
@@ -299,14 +292,7 @@ func GoalA3(touches []ColdTouch, t LaneATargets) Goal {
 // GoalA4 is the scan feed rate: the best scan step of each arm.
 func GoalA4(fl, cq []Step, t LaneATargets) Goal {
 	g := Goal{ID: "A4", Title: "scan feed rate", What: "full scans of lanea.kv (every endpoint read concurrently) against CQL's paging SELECT *"}
-	rate := func(s Step) float64 { return s.RowsPerSec }
-	f, fok := best(fl, rate)
-	c, cok := best(cq, rate)
-	top := GoalRow{Measure: "rows/s", Measured: noData, Unit: "rows/s", CQL: optRate(c.RowsPerSec, cok), CQLValue: optVal(c.RowsPerSec, cok)}
-	if fok {
-		top.Measured, top.Value = fmt.Sprintf("%s at concurrency %d", fmtRate(f.RowsPerSec), f.Concurrency), ptr(f.RowsPerSec)
-		top.Ratio = ratioOf(f.RowsPerSec, c.RowsPerSec, cok)
-	}
+	top, f, fok, c, cok := bestRow(fl, cq, "rows/s", "rows/s", func(s Step) float64 { return s.RowsPerSec })
 	core := GoalRow{Measure: "rows per server CPU second (rows/s per core)", Measured: noData, Unit: "rows/cpu-s",
 		Target: "≥ " + fmtRate(t.ScanRowsPerCore), Met: ptr(false)}
 	if fok && f.RowsPerCPUSecond != nil {
@@ -438,3 +424,16 @@ func sig3(x float64) string {
 func fmtMiB(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
 func fmtRatio(r float64) string { return fmt.Sprintf("%.2f×", r) }
+
+// bestRow is a goal's first row: each arm's best step by rate, Flight's
+// with its concurrency, and their ratio. It returns the steps too.
+func bestRow(fl, cq []Step, measure, unit string, rate func(Step) float64) (row GoalRow, f Step, fok bool, c Step, cok bool) {
+	f, fok = best(fl, rate)
+	c, cok = best(cq, rate)
+	row = GoalRow{Measure: measure, Measured: noData, Unit: unit, CQL: optRate(rate(c), cok), CQLValue: optVal(rate(c), cok)}
+	if fok {
+		row.Measured, row.Value = fmt.Sprintf("%s at concurrency %d", fmtRate(rate(f)), f.Concurrency), ptr(rate(f))
+		row.Ratio = ratioOf(rate(f), rate(c), cok)
+	}
+	return row, f, fok, c, cok
+}
