@@ -81,6 +81,7 @@ func (dc *decoder) unfiltered(d *base.Decbuf, u *Unfiltered) bool {
 		return false
 	}
 	u.Cells, u.Complex = u.Cells[:0], u.Complex[:0]
+	u.notSimple = flags & (flagIsMarker | flagHasTTL | flagHasDeletion | flagHasComplexDeletion | flagExtension)
 	u.Marker, u.Static, u.Shadowable = false, false, false
 	if flags&flagIsMarker != 0 {
 		dc.marker(d, u)
@@ -154,6 +155,10 @@ func (dc *decoder) clusteringValues(d *base.Decbuf, out [][]byte, n int) [][]byt
 	}
 	return out
 }
+
+// noValue is an empty cell value: empty, never nil, so readers need not
+// tell the two apart.
+var noValue = []byte{}
 
 func value(d *base.Decbuf, fixed int) []byte {
 	if fixed >= 0 {
@@ -270,7 +275,8 @@ func (dc *decoder) columnSubset(d *base.Decbuf, flags byte, n int) {
 func (dc *decoder) cell(d *base.Decbuf, c *Cell, ci int, col *Column, u *Unfiltered) {
 	c.Column = ci
 	c.Flags = d.Byte()
-	c.Path, c.Value, c.TTL, c.LocalDeletionTime = nil, nil, 0, 0
+	u.notSimple |= c.Flags & (cellDeleted | cellExpiring)
+	c.Path, c.TTL, c.LocalDeletionTime = nil, 0, 0
 	if c.Flags&cellRowTimestamp != 0 {
 		c.Timestamp = u.Liveness.Timestamp
 	} else {
@@ -297,6 +303,6 @@ func (dc *decoder) cell(d *base.Decbuf, c *Cell, ci int, col *Column, u *Unfilte
 	if c.Flags&cellEmptyValue == 0 {
 		c.Value = value(d, fixed)
 	} else {
-		c.Value = c.Value[:0]
+		c.Value = noValue
 	}
 }

@@ -101,7 +101,9 @@ type Cell struct {
 	LocalDeletionTime int64 // for tombstones and expiring cells
 	TTL               int64
 	Path              []byte // complex cells only
-	Value             []byte
+	// Value is the cell's serialized value; never nil (an empty value is
+	// an empty slice), so it is never taken for a null.
+	Value []byte
 }
 
 // IsTombstone reports a deleted cell.
@@ -109,6 +111,13 @@ func (c *Cell) IsTombstone() bool { return c.Flags&cellDeleted != 0 }
 
 // IsExpiring reports a cell with a TTL.
 func (c *Cell) IsExpiring() bool { return c.Flags&cellExpiring != 0 }
+
+// Simple reports a regular row with nothing that deletes or expires: no
+// deletion of its own, no complex deletion, no TTL on its liveness, and
+// no cell that is a tombstone or expires. Every cell of a simple row is
+// live at any time, which spares a reader the per-cell checks. (A cell a
+// projection skipped counts too: Simple errs only towards checking.)
+func (u *Unfiltered) Simple() bool { return u.notSimple == 0 }
 
 // ComplexDeletion is the deletion of a whole collection or UDT column
 // (DELETE col, or an overwrite, which deletes then writes).
@@ -132,6 +141,7 @@ type Unfiltered struct {
 	Shadowable bool
 	Cells      []Cell
 	Complex    []ComplexDeletion
+	notSimple  uint8 // nonzero unless Simple: the flags that make a row not simple
 
 	// Markers.
 	Kind         BoundKind
