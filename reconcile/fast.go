@@ -1,6 +1,8 @@
 package reconcile
 
 import (
+	"math/bits"
+
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
@@ -8,33 +10,30 @@ import (
 // all simple, non-counter cells: the common case of a table read from a
 // single SSTable, or of a partition only one generation touched. The
 // rules are the general path's (liveness, the covering deletion, TTL
-// expiry per cell) without the per-column merge bookkeeping. It returns
-// handled=false for rows it leaves to the general path.
-func (m *Merger) fastRow(src *source, u *sstable.Unfiltered, rtDel sstable.DeletionTime) (live, handled bool) {
+// expiry per cell) without the per-column merge bookkeeping. cover is the
+// partition's deletion and the open range tombstone's, whichever
+// supersedes. It returns handled=false for rows it leaves to the general
+// path. (Next evaluates the commonest rows, with nothing to delete or
+// expire, itself.)
+func (m *Merger) fastRow(src *source, u *sstable.Unfiltered, cover sstable.DeletionTime) (live, handled bool) {
 	if !src.plain && !m.plainCells(src.cols[0], u) {
 		return false, false // multi-cell, counter or dropped: the general path
 	}
-	del := m.partDel
-	if !rtDel.Live() && supersedes(rtDel, del) {
-		del = rtDel
-	}
-	if !u.Deletion.Live() && supersedes(u.Deletion, del) {
+	del := cover
+	if supersedes(u.Deletion, del) {
 		del = u.Deletion
 	}
 	now := m.opts.Now
 	live = livenessLive(u.Liveness, now) && !deletes(del, u.Liveness.Timestamp)
-	// Rows of a table mostly set the same columns as the row before:
-	// while they do (k counts them; -1 once they differ), values are
-	// overwritten in place and nothing is nulled. m.fastSet lists the last
-	// row's columns in order.
-	prev, k := m.fastSet, -1
-	if m.fastValid {
-		k = 0
-	}
-	show, vals := src.show, m.row.Values
-	for i := range u.Cells {
-		c := &u.Cells[i]
-		if !cellLive(c, now) || deletes(del, c.Timestamp) {
+	// Rows of a table mostly set the same columns as the row before: then
+	// values are overwritten in place and nothing is nulled. set has the
+	// columns this row sets, modulo 64 (a table of more columns leaves the
+	// check to refit).
+	var set uint64
+	show, vals, cells := src.show, m.row.Values, u.Cells
+	for i := range cells {
+		c := &cells[i]
+		if deletes(del, c.Timestamp) || !cellLive(c, now) {
 			continue
 		}
 		live = true
@@ -43,14 +42,10 @@ func (m *Merger) fastRow(src *source, u *sstable.Unfiltered, rtDel sstable.Delet
 			continue // left out by Options.Columns
 		}
 		setValue(&vals[col], c)
-		if k >= 0 && k < len(prev) && prev[k] == col {
-			k++
-		} else {
-			k = -1
-		}
+		set |= 1 << (uint(col) & 63)
 	}
-	if k != len(prev) {
-		m.refitFastSet(src.cols[0], u, del)
+	if !m.fastValid || len(m.setBits) != 1 || set != m.setBits[0] {
+		m.refit(show, u, del)
 	}
 	if live {
 		m.fillRow(u.Clustering)
@@ -58,39 +53,42 @@ func (m *Merger) fastRow(src *source, u *sstable.Unfiltered, rtDel sstable.Delet
 	return live, true
 }
 
-// refitFastSet is fastRow's slow step when a row sets other columns than
-// the row before: it nulls the regular values the row left unset and
-// records the columns it set.
-func (m *Merger) refitFastSet(cols []int, u *sstable.Unfiltered, del sstable.DeletionTime) {
-	now, want := m.opts.Now, m.opts.Columns
-	cur := m.fastNext[:0]
+// refit is fastRow's slow step when a row sets other columns than the row
+// before (or the table has more than 64 columns): it nulls the regular
+// values the row left unset and records the columns it set.
+func (m *Merger) refit(show []int, u *sstable.Unfiltered, del sstable.DeletionTime) {
+	now := m.opts.Now
+	cur := m.nextBits
+	clear(cur)
 	for i := range u.Cells {
 		c := &u.Cells[i]
-		if col := cols[c.Column]; cellLive(c, now) && !deletes(del, c.Timestamp) && (want == nil || want[col]) {
-			cur = append(cur, col)
-			m.isSet[col] = true
+		if col := show[c.Column]; col >= 0 && cellLive(c, now) && !deletes(del, c.Timestamp) {
+			cur[col>>6] |= 1 << (uint(col) & 63)
 		}
 	}
+	m.nullUnset(cur)
+	m.setBits, m.nextBits = cur, m.setBits
+}
+
+// nullUnset nulls the regular values that m.setBits (or, after a
+// general-path row, the whole row) holds and keep does not.
+func (m *Merger) nullUnset(keep []uint64) {
 	vals := m.row.Values
-	if m.fastValid {
-		for _, i := range m.fastSet {
-			if !m.isSet[i] {
-				vals[i] = Value{Timestamp: NoTimestamp}
-			}
-		}
-	} else {
+	if !m.fastValid {
 		// After a general-path row any regular value may be set.
 		for i, c := range m.t.Columns {
-			if !c.Static && !m.isSet[i] {
+			if !c.Static && keep[i>>6]&(1<<(uint(i)&63)) == 0 {
 				vals[i] = Value{Timestamp: NoTimestamp}
 			}
 		}
+		m.fastValid = true
+		return
 	}
-	for _, i := range cur {
-		m.isSet[i] = false
+	for w, set := range m.setBits {
+		for gone := set &^ keep[w]; gone != 0; gone &= gone - 1 {
+			vals[w<<6+bits.TrailingZeros64(gone)] = Value{Timestamp: NoTimestamp}
+		}
 	}
-	m.fastSet, m.fastNext = cur, m.fastSet[:0]
-	m.fastValid = true
 }
 
 // fastMerge is fastRow for a row several sources hold, when every cell of
@@ -134,7 +132,9 @@ func (m *Merger) fastMerge(at []*source, rtDel sstable.DeletionTime) (live, hand
 			}
 		}
 	}
-	m.clearFastValues()
+	clear(m.nextBits)
+	m.nullUnset(m.nextBits)
+	m.setBits, m.nextBits = m.nextBits, m.setBits
 	now := m.opts.Now
 	live = livenessLive(liveness, now) && !deletes(del, liveness.Timestamp)
 	want := m.opts.Columns
@@ -147,7 +147,7 @@ func (m *Merger) fastMerge(at []*source, rtDel sstable.DeletionTime) (live, hand
 		live = true
 		if want == nil || want[col] {
 			m.setValue(col, c)
-			m.fastSet = append(m.fastSet, col)
+			m.setBits[col>>6] |= 1 << (uint(col) & 63)
 		}
 	}
 	m.touched = touched[:0]
@@ -168,39 +168,17 @@ func (m *Merger) plainCells(cols []int, u *sstable.Unfiltered) bool {
 	return true
 }
 
-// clearFastValues nulls the regular values the last fast row set (all of
-// them after a general-path row, which writes every one).
-func (m *Merger) clearFastValues() {
-	vals := m.row.Values
-	if m.fastValid {
-		for _, i := range m.fastSet {
-			vals[i] = Value{Timestamp: NoTimestamp}
-		}
-	} else {
-		for i, c := range m.t.Columns {
-			if !c.Static {
-				vals[i] = Value{Timestamp: NoTimestamp}
-			}
-		}
-		m.fastValid = true
-	}
-	m.fastSet = m.fastSet[:0]
-}
-
 // setValue records a live simple cell as the column's value; its bytes
 // alias the source's buffer.
 func (m *Merger) setValue(col int, c *sstable.Cell) {
 	setValue(&m.row.Values[col], c)
 }
 
-// setValue writes a live simple cell into v.
+// setValue writes a live simple cell into v: field by field, as a
+// struct literal would first zero v. The bytes alias the source's buffer;
+// the decoder never leaves them nil (an empty value is not null).
 func setValue(v *Value, c *sstable.Cell) {
-	b := c.Value
-	if b == nil {
-		b = emptyValue // empty, not null
-	}
-	*v = Value{Bytes: b, Timestamp: c.Timestamp}
-	if c.IsExpiring() {
-		v.TTL, v.LocalExpirationTime = c.TTL, c.LocalDeletionTime
-	}
+	// NB: the decoder leaves TTL and LocalDeletionTime 0 on a live cell
+	// that does not expire.
+	v.Bytes, v.Timestamp, v.TTL, v.LocalExpirationTime = c.Value, c.Timestamp, c.TTL, c.LocalDeletionTime
 }

@@ -40,7 +40,6 @@ type source struct {
 
 	consumed bool // u was used by the row returned last: advance before the next
 	done     bool // its partition is finished: move to the next one lazily
-	pending  bool // one source only: u is read but not yet evaluated
 
 	in   bool                // this source takes part in the current partition
 	u    *sstable.Unfiltered // current unfiltered of the partition, or nil when done
@@ -56,10 +55,20 @@ type Merger struct {
 	opts Options
 	srcs []*source
 	err  error
+	// single is the one source of a merge over one SSTable (Next's fast
+	// path), else nil.
+	single *source
 
 	// Current partition.
-	inPartition   bool
-	partDel       sstable.DeletionTime
+	inPartition bool
+	partDel     sstable.DeletionTime
+	cover       sstable.DeletionTime // one source: partDel or the open range tombstone's, whichever supersedes
+	// plainRows: one source, its rows' cells are plain, nothing covers
+	// them and the table has at most 64 columns: Next evaluates such rows
+	// itself.
+	plainRows     bool
+	plainSrc      bool // one source, its cells plain, at most 64 columns
+	clustered     bool // the table has clustering columns
 	emitted       bool // a live row of this partition was returned
 	staticVals    []Value
 	staticArena   []byte
@@ -71,10 +80,12 @@ type Merger struct {
 	row          Row
 	arena        []byte
 	noClustering [0][]byte
-	fastSet      []int  // regular columns the last fast row set, in order
-	fastValid    bool   // m.row.Values' regular entries are only those in fastSet
-	fastNext     []int  // scratch for the next fastSet
-	isSet        []bool // scratch per table column, all false between uses
+	// setBits has a bit per table column (64 per word, at least one
+	// word): the regular columns the last fast row set. While fastValid,
+	// m.row.Values' other regular entries are null.
+	setBits   []uint64
+	nextBits  []uint64 // scratch for the next setBits
+	fastValid bool
 
 	// Scratch reused per row.
 	rowState
@@ -144,7 +155,8 @@ func newMerger(t *Table, readers []*sstable.Reader, opts Options, open func(*sst
 		m.cdel = make([]sstable.DeletionTime, n)
 		m.staticVals = make([]Value, n)
 		m.row.Values = make([]Value, n)
-		m.isSet = make([]bool, n)
+		m.setBits = make([]uint64, n/64+1)
+		m.nextBits = make([]uint64, n/64+1)
 	}
 	m.reset(t, opts)
 	m.dropped, m.plain, m.statics = d.dropped, d.plain, d.statics
@@ -175,6 +187,13 @@ func newMerger(t *Table, readers []*sstable.Reader, opts Options, open func(*sst
 		m.srcs = append(m.srcs, src)
 		m.advancePartition(src)
 	}
+	m.clustered = len(t.Clustering) > 0
+	m.row.Clustering = m.noClustering[:]
+	if len(m.srcs) == 1 {
+		m.single = m.srcs[0]
+		m.single.in = true // the one source takes part in every partition
+		m.plainSrc = m.single.plain && len(m.setBits) == 1
+	}
 	return m, m.err
 }
 
@@ -183,10 +202,10 @@ func newMerger(t *Table, readers []*sstable.Reader, opts Options, open func(*sst
 func (m *Merger) reset(t *Table, opts Options) {
 	*m = Merger{
 		t: t, opts: opts,
-		simple: m.simple, complex: m.complex, cdel: m.cdel, staticVals: m.staticVals, isSet: m.isSet,
+		simple: m.simple, complex: m.complex, cdel: m.cdel, staticVals: m.staticVals,
 		row:  Row{Values: m.row.Values},
 		srcs: m.srcs[:0], at: m.at[:0],
-		fastSet: m.fastSet[:0], fastNext: m.fastNext[:0],
+		setBits: m.setBits, nextBits: m.nextBits,
 		arena: m.arena[:0], staticArena: m.staticArena[:0],
 		parts: m.parts[:0], shards: m.shards[:0], ctxs: m.ctxs[:0],
 		rowState: rowState{touched: m.touched[:0]},
@@ -201,7 +220,7 @@ func (m *Merger) reset(t *Table, opts Options) {
 	}
 	clear(m.staticVals)
 	clear(m.row.Values)
-	clear(m.isSet)
+	clear(m.setBits)
 }
 
 // Release gives the merger's scanners back for reuse by later point reads
@@ -429,7 +448,7 @@ func (m *Merger) nextRow() bool {
 		m.at = at
 		var live, ok bool
 		if len(at) == 1 {
-			live, ok = m.fastRow(min, pos, rtDel)
+			live, ok = m.fastRow(min, pos, maxDeletion(m.partDel, rtDel))
 		} else {
 			live, ok = m.fastMerge(at, rtDel)
 		}
@@ -447,7 +466,6 @@ func (m *Merger) nextRow() bool {
 			continue
 		}
 		m.fastValid = false
-		m.fastSet = m.fastSet[:0]
 		m.resetRow()
 		for _, src := range at {
 			m.collect(src, src.u)

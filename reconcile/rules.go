@@ -25,9 +25,11 @@ func maxDeletion(a, b sstable.DeletionTime) sstable.DeletionTime {
 }
 
 // deletes is DeletionTime.deletes: a deletion shadows everything written
-// at or before its mark (so a deletion wins a tie with a write).
+// at or before its timestamp. A live deletion's timestamp is
+// math.MinInt64, so it shadows nothing a write can carry: no test of
+// liveness is needed (nor does Cassandra make one).
 func deletes(d sstable.DeletionTime, timestamp int64) bool {
-	return !d.Live() && timestamp <= d.MarkedForDeleteAt
+	return timestamp <= d.MarkedForDeleteAt
 }
 
 // livenessSupersedes is LivenessInfo.supersedes for primary-key liveness:

@@ -10,103 +10,167 @@ import "github.com/sstable-flight/sstable-flight/sstable"
 // static rows and the static-only row (Cassandra's trap of skipping
 // reconciliation for a lone SSTable is not taken here).
 //
-// NB: this is the fast path's hot loop, in Next itself to save a call per
-// row. Per row it tests two flags, calls the scanner once and evaluates
-// the row; partition starts and ends, and the key, token and static values
-// rows share, are kept out of it.
+// NB: this is the fast path's hot loop. The commonest row (plain cells,
+// no deletion over it, nothing in it that deletes or expires:
+// sstable.Unfiltered.Simple) is evaluated here, to save a call per row;
+// everything else (partition starts and ends, range tombstone markers,
+// other rows) is turnSingle's or singleSlow's. Per row it tests two
+// flags, calls the scanner once and writes the values.
 func (m *Merger) Next() bool {
-	if len(m.srcs) != 1 {
+	src := m.single
+	if src == nil {
 		return m.nextMerged()
 	}
-	src := m.srcs[0]
-	s := src.s
 	for {
 		var u *sstable.Unfiltered
-		switch {
-		case src.pending:
-			src.pending = false
-			u = src.u
-		case m.inPartition:
+		if m.inPartition && src.s.NextUnfiltered() {
 			// The row returned last was valid until here.
-			if s.NextUnfiltered() {
-				u = s.Unfiltered()
-			}
-		default:
-			if !m.enterSingle(src) {
-				return false
-			}
-			continue
-		}
-		if u == nil {
-			if m.endSingle(src) {
+			u = src.s.Unfiltered()
+		} else {
+			switch m.turnSingle(src) {
+			case slowRow:
 				return true
+			case slowDone:
+				return false
+			case slowNone:
+				continue
 			}
-			if m.err != nil {
+			u = src.u // slowAhead
+		}
+		if !u.Simple() || !m.plainRows || !m.fastValid {
+			switch m.singleSlow(src, u) {
+			case slowRow:
+				return true
+			case slowDone:
 				return false
 			}
 			continue
 		}
-		if u.Marker {
-			m.applyMarker(src, u)
-			continue
+		// Nothing deletes or expires: every cell is live, and the row is
+		// live through its liveness or any cell (fastRow's rules, with
+		// the covering deletion live and no TTL).
+		var set uint64 // the columns the row sets (< 64: m.plainRows)
+		show, vals, cells := src.show, m.row.Values, u.Cells
+		for i := range cells {
+			c := &cells[i]
+			if col := show[c.Column]; col >= 0 {
+				setValue(&vals[col], c)
+				set |= 1 << (uint(col) & 63)
+			}
 		}
-		live, ok := m.fastRow(src, u, src.open)
-		if !ok {
-			m.fastValid = false
-			m.fastSet = m.fastSet[:0]
-			m.resetRow()
-			m.collect(src, u)
-			live = m.evaluate(maxDeletion(maxDeletion(m.partDel, src.open), m.rowDel), u.Clustering)
+		if set != m.setBits[0] {
+			m.refit(show, u, sstable.LiveDeletion)
 		}
-		if live {
+		if len(cells) > 0 || u.Liveness.Timestamp != sstable.NoTimestamp {
+			if m.clustered {
+				// NB: never nil here; a table without clustering keeps
+				// turnSingle's empty clustering.
+				m.row.Clustering = u.Clustering
+			}
 			m.emitted = true
 			return true
 		}
 	}
 }
 
-// enterSingle enters the source's next partition (the first one New read
-// already): its deletion and, when the table has static columns, its
-// static row, with the first other unfiltered read ahead (src.u,
-// pending). False at the end of the data or on an error.
-func (m *Merger) enterSingle(src *source) bool {
+// What turnSingle and singleSlow did: returned a row, reached the end
+// (or an error), moved on without a row, or read the partition's first
+// unfiltered after its static row (src.u) ahead.
+const (
+	slowNone = iota
+	slowRow
+	slowDone
+	slowAhead
+)
+
+// singleSlow is Next's step for a range tombstone marker or a row that is
+// not the common one: fastRow's, or the general path's.
+func (m *Merger) singleSlow(src *source, u *sstable.Unfiltered) int {
+	if u.Static {
+		// Only a table without static columns gets here (turnSingle
+		// takes the static row): its cells are of dropped columns.
+		return slowNone
+	}
+	if u.Marker {
+		m.applyMarker(src, u)
+		m.cover = maxDeletion(m.partDel, src.open)
+		m.plainRows = m.plainSrc && m.cover.Live()
+		return slowNone
+	}
+	live, ok := m.fastRow(src, u, m.cover)
+	if !ok {
+		m.fastValid = false
+		m.resetRow()
+		m.collect(src, u)
+		live = m.evaluate(maxDeletion(m.cover, m.rowDel), u.Clustering)
+		if m.err != nil {
+			m.inPartition, src.has = false, false
+			return slowDone
+		}
+	}
+	if live {
+		m.emitted = true
+		return slowRow
+	}
+	return slowNone
+}
+
+// turnSingle is Next's step when the scanner has no unfiltered: it leaves
+// the partition that ended, returning its static-only row if it has one,
+// and enters the next (the first one New read already): its deletion
+// and, when the table has static columns, its static row, with the first
+// other unfiltered read ahead.
+func (m *Merger) turnSingle(src *source) int {
 	s := src.s
-	if src.done {
+	switch {
+	case m.inPartition:
+		m.inPartition = false
+		if err := s.Err(); err != nil {
+			m.err, src.has = err, false
+			return slowDone
+		}
+		if m.hasStatic && !m.emitted && !m.noStaticOnly {
+			// NB: the row aliases the partition's key: the scanner moves
+			// on at the next call.
+			src.done = true
+			m.fillStaticOnly()
+			return slowRow
+		}
+		src.has = s.NextPartition()
+	case m.err != nil:
+		return slowDone
+	case src.done:
+		// After a static-only row (or before the first partition).
 		src.done = false
 		src.has = s.NextPartition()
+		m.row.Clustering = m.noClustering[:]
 	}
 	if !src.has {
-		if err := s.Err(); err != nil {
-			m.err = err
-		}
-		return false
+		m.err = s.Err()
+		return slowDone
 	}
 	// NB: the scanner keeps the key intact until its next partition.
 	ph := s.Partition()
 	m.row.Key, m.row.tokenSet = ph.Key, false
-	m.partDel = ph.Deletion
+	del := ph.Deletion
+	m.partDel, m.cover = del, del
+	m.plainRows = m.plainSrc && del.Live()
 	m.emitted, m.inPartition = false, true
-	src.in, src.open = true, sstable.LiveDeletion
-	if m.hasStaticCols {
-		m.advanceUnfiltered(src)
-		m.mergeStatic()
-		m.beginRows()
-		src.pending = m.err == nil
+	if !src.open.Live() {
+		src.open = sstable.LiveDeletion // a marker left open at the partition's end
 	}
-	return m.err == nil
-}
-
-// endSingle leaves the partition the source finished; true when it
-// returns the partition's static-only row.
-func (m *Merger) endSingle(src *source) bool {
-	if err := src.s.Err(); err != nil {
-		m.err = err
-		return false
+	if !m.hasStaticCols {
+		return slowNone
 	}
-	m.inPartition, src.done = false, true
-	if !m.emitted && m.hasStatic && !m.noStaticOnly {
-		m.fillStaticOnly()
-		return true
+	m.advanceUnfiltered(src)
+	m.mergeStatic()
+	m.beginRows()
+	switch {
+	case m.err != nil:
+		m.inPartition, src.has = false, false
+		return slowDone
+	case src.u == nil:
+		return slowNone // only static data: NextUnfiltered ends the partition
 	}
-	return false
+	return slowAhead
 }
