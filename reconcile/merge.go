@@ -63,10 +63,10 @@ type Merger struct {
 	inPartition bool
 	partDel     sstable.DeletionTime
 	cover       sstable.DeletionTime // one source: partDel or the open range tombstone's, whichever supersedes
-	// plainRows: one source, its rows' cells are plain, nothing covers
-	// them and the table has at most 64 columns: Next evaluates such rows
-	// itself.
-	plainRows     bool
+	// hot: Next evaluates simple rows itself: one source whose cells are
+	// plain, at most 64 columns, no deletion covering the rows, and the
+	// regular values hold just the columns in setBits (fastValid).
+	hot           bool
 	plainSrc      bool // one source, its cells plain, at most 64 columns
 	clustered     bool // the table has clustering columns
 	emitted       bool // a live row of this partition was returned

@@ -37,7 +37,7 @@ func (m *Merger) Next() bool {
 			}
 			u = src.u // slowAhead
 		}
-		if !u.Simple() || !m.plainRows || !m.fastValid {
+		if !u.Simple() || !m.hot {
 			switch m.singleSlow(src, u) {
 			case slowRow:
 				return true
@@ -49,7 +49,7 @@ func (m *Merger) Next() bool {
 		// Nothing deletes or expires: every cell is live, and the row is
 		// live through its liveness or any cell (fastRow's rules, with
 		// the covering deletion live and no TTL).
-		var set uint64 // the columns the row sets (< 64: m.plainRows)
+		var set uint64 // the columns the row sets (< 64: m.hot)
 		show, vals, cells := src.show, m.row.Values, u.Cells
 		for i := range cells {
 			c := &cells[i]
@@ -94,7 +94,7 @@ func (m *Merger) singleSlow(src *source, u *sstable.Unfiltered) int {
 	if u.Marker {
 		m.applyMarker(src, u)
 		m.cover = maxDeletion(m.partDel, src.open)
-		m.plainRows = m.plainSrc && m.cover.Live()
+		m.hot = m.plainSrc && m.cover.Live() && m.fastValid
 		return slowNone
 	}
 	live, ok := m.fastRow(src, u, m.cover)
@@ -108,6 +108,9 @@ func (m *Merger) singleSlow(src *source, u *sstable.Unfiltered) int {
 			return slowDone
 		}
 	}
+	// fastRow leaves the values valid for the next simple row; the
+	// general path does not.
+	m.hot = m.plainSrc && m.cover.Live() && m.fastValid
 	if live {
 		m.emitted = true
 		return slowRow
@@ -154,7 +157,7 @@ func (m *Merger) turnSingle(src *source) int {
 	m.row.Key, m.row.tokenSet = ph.Key, false
 	del := ph.Deletion
 	m.partDel, m.cover = del, del
-	m.plainRows = m.plainSrc && del.Live()
+	m.hot = m.plainSrc && del.Live() && m.fastValid
 	m.emitted, m.inPartition = false, true
 	if !src.open.Live() {
 		src.open = sstable.LiveDeletion // a marker left open at the partition's end
