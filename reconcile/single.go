@@ -26,6 +26,13 @@ func (m *Merger) Next() bool {
 		if m.inPartition && src.s.NextUnfiltered() {
 			// The row returned last was valid until here.
 			u = src.s.Unfiltered()
+		} else if m.inPartition && !m.hasStaticCols && src.s.NextPartition() {
+			// The commonest turn to the next partition, without a call:
+			// a table without static columns (so no static-only row to
+			// return) and no error (NextPartition would be false, and
+			// false again when turnSingle asks).
+			m.enter(src)
+			continue
 		} else {
 			switch m.turnSingle(src) {
 			case slowRow:
@@ -152,16 +159,8 @@ func (m *Merger) turnSingle(src *source) int {
 		m.err = s.Err()
 		return slowDone
 	}
-	// NB: the scanner keeps the key intact until its next partition.
-	ph := s.Partition()
-	m.row.Key, m.row.tokenSet = ph.Key, false
-	del := ph.Deletion
-	m.partDel, m.cover = del, del
-	m.hot = m.plainSrc && del.Live() && m.fastValid
-	m.emitted, m.inPartition = false, true
-	if !src.open.Live() {
-		src.open = sstable.LiveDeletion // a marker left open at the partition's end
-	}
+	m.enter(src)
+	m.inPartition = true
 	if !m.hasStaticCols {
 		return slowNone
 	}
@@ -176,4 +175,18 @@ func (m *Merger) turnSingle(src *source) int {
 		return slowNone // only static data: NextUnfiltered ends the partition
 	}
 	return slowAhead
+}
+
+// enter takes the scanner's new partition: its key and deletion.
+func (m *Merger) enter(src *source) {
+	// NB: the scanner keeps the key intact until its next partition.
+	ph := src.s.Partition()
+	m.row.Key, m.row.tokenSet = ph.Key, false
+	del := ph.Deletion
+	m.partDel, m.cover = del, del
+	m.hot = m.plainSrc && del.Live() && m.fastValid
+	m.emitted = false
+	if !src.open.Live() {
+		src.open = sstable.LiveDeletion // a marker left open at the partition's end
+	}
 }
