@@ -57,7 +57,7 @@ func TestCorruptionIsDetected(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for trial := range 12 {
+				for trial := range 13 {
 					dir := t.TempDir()
 					for c := range st.Components {
 						b, err := os.ReadFile(filepath.Join(tbl.Dir, st.Prefix+"-"+c))
@@ -70,7 +70,11 @@ func TestCorruptionIsDetected(t *testing.T) {
 					}
 					bad := append([]byte{}, src...)
 					what := ""
-					if trial%3 == 2 && len(bad) > 1 {
+					if trial == 12 {
+						// Cut to nothing: a Data.db with no chunk left
+						// once read as an SSTable without partitions.
+						bad, what = bad[:0], "truncated to 0"
+					} else if trial%3 == 2 && len(bad) > 1 {
 						n := rng.IntN(len(bad))
 						bad, what = bad[:n], fmt.Sprintf("truncated to %d", n)
 					} else {

@@ -184,7 +184,11 @@ func (r *Reader) openData(opts Options) error {
 		if err != nil {
 			return err
 		}
-		r.data = compress.NewUncompressedReader(f, info, copts)
+		ur := compress.NewUncompressedReader(f, info, copts)
+		if err := ur.CheckLength(); err != nil {
+			return err
+		}
+		r.data = ur
 	default:
 		r.data = plainData{f}
 	}

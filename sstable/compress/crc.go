@@ -56,6 +56,17 @@ func NewUncompressedReader(data base.Readable, crc *CRCInfo, opts Options) *Unco
 	return r
 }
 
+// CheckLength reports a Data.db whose length disagrees with CRC.db's
+// number of checksums: one of them is truncated or belongs to another
+// SSTable. Reads check it too, but a Data.db cut to nothing has no chunk
+// to read, and would read as an SSTable without partitions.
+func (r *UncompressedReader) CheckLength() error {
+	if n := r.NumChunks(); !r.opts.SkipCRC && len(r.crc.CRCs) != n {
+		return base.Corruptf(r.crc.File, crcComponent, 4, "check CRC.db: %d checksums for a %d-byte Data.db in chunks of %d (%d chunks)", len(r.crc.CRCs), r.size, r.crc.ChunkSize, n)
+	}
+	return nil
+}
+
 // DataLength is the size of Data.db.
 func (r *UncompressedReader) DataLength() int64 { return r.size }
 
@@ -84,10 +95,8 @@ func (r *UncompressedReader) readChunkLocked(i int, dst []byte) ([]byte, error) 
 	if i < 0 || i >= n {
 		return dst[:0], fmt.Errorf("read Data.db chunk: index %d out of range [0,%d)", i, n)
 	}
-	// A count mismatch means Data.db and CRC.db disagree on the length of
-	// the data: one of them is truncated or belongs to another SSTable.
-	if !r.opts.SkipCRC && len(r.crc.CRCs) != n {
-		return dst[:0], base.Corruptf(r.crc.File, crcComponent, 4, "read CRC.db: %d checksums for a %d-byte Data.db in chunks of %d (%d chunks)", len(r.crc.CRCs), r.size, r.crc.ChunkSize, n)
+	if err := r.CheckLength(); err != nil {
+		return dst[:0], err
 	}
 	start := int64(i) * int64(r.crc.ChunkSize)
 	dst = grow(dst, int(min(int64(r.crc.ChunkSize), r.size-start)))
