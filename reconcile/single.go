@@ -70,8 +70,8 @@ func (m *Merger) Next() bool {
 		}
 		if len(cells) > 0 || u.Liveness.Timestamp != sstable.NoTimestamp {
 			if m.clustered {
-				// NB: never nil here; a table without clustering keeps
-				// turnSingle's empty clustering.
+				// NB: never nil here; a table without clustering
+				// columns keeps the empty clustering newMerger set.
 				m.row.Clustering = u.Clustering
 			}
 			m.emitted = true
@@ -150,7 +150,8 @@ func (m *Merger) turnSingle(src *source) int {
 	case m.err != nil:
 		return slowDone
 	case src.done:
-		// After a static-only row (or before the first partition).
+		// After a static-only row, whose nil clustering the next rows
+		// must not keep.
 		src.done = false
 		src.has = s.NextPartition()
 		m.row.Clustering = m.noClustering[:]

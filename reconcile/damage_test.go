@@ -1,0 +1,154 @@
+package reconcile_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sstable-flight/sstable-flight/internal/corpus"
+	"github.com/sstable-flight/sstable-flight/reconcile"
+	"github.com/sstable-flight/sstable-flight/sstable"
+)
+
+// TestDamagedDataIsAnError: a merge over an SSTable whose Data.db has a
+// flipped byte, or is cut short, ends with an error; it never returns
+// fewer or other rows as if it had succeeded, and never panics. Tables:
+// many (one SSTable of one-row partitions: Next's own partition turns),
+// wide (two SSTables: the merge of several) and comp_none (uncompressed,
+// checked by CRC.db). The error is a corruption error naming the file.
+// With SkipCRC a flipped byte reaches the decoder, which must not panic
+// either.
+func TestDamagedDataIsAnError(t *testing.T) {
+	c, err := corpus.Load(filepath.Join(corpusRoot(), "oa"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := 0
+	for _, tbl := range c.Tables {
+		stride := map[string]int{"many": 3, "wide": 3, "comp_none": 13}[tbl.Name]
+		if stride == 0 {
+			continue
+		}
+		rs := openAll(t, tbl)
+		table := corpusTable(t, tbl, rs)
+		now := tbl.Expected.ReadAt
+		want := mergedRows(t, table, rs, now)
+		if len(want) == 0 {
+			t.Fatalf("%s: no rows to lose", tbl.Name)
+		}
+		// The first SSTable is damaged; the others are read as they are.
+		dir := t.TempDir()
+		data := copySSTable(t, tbl.Dir, tbl.SSTables[0].Prefix, dir)
+		orig, err := os.ReadFile(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cut := range []bool{false, true} {
+			for off := 0; off < len(orig); off += stride {
+				b := orig
+				if cut {
+					b = orig[:off]
+				} else {
+					b = append([]byte(nil), orig...)
+					b[off] ^= 0x5a
+				}
+				if err := os.WriteFile(data, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				what := "flipped byte"
+				if cut {
+					what = "cut"
+				}
+				rows, err := mergeDamaged(table, data, rs[1:], now, false)
+				switch {
+				case err == nil:
+					t.Fatalf("%s, %s at offset %d: merge succeeded with %d rows (undamaged %d); want an error", tbl.Name, what, off, len(rows), len(want))
+				case !errors.Is(err, sstable.ErrCorruption) || !strings.Contains(err.Error(), dir):
+					t.Fatalf("%s, %s at offset %d: %v; want a corruption error naming the file", tbl.Name, what, off, err)
+				}
+				if !cut {
+					// Past the checksums: the decoder meets the damage.
+					mergeDamaged(table, data, rs[1:], now, true)
+				}
+				damaged++
+			}
+		}
+	}
+	if damaged < 10000 {
+		t.Fatalf("only %d damaged copies merged", damaged)
+	}
+}
+
+// mergedRows returns the merge's rows, as comparable strings.
+func mergedRows(t *testing.T, table *reconcile.Table, rs []*sstable.Reader, now int64) []string {
+	t.Helper()
+	m, err := reconcile.New(table, rs, reconcile.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Release()
+	var out []string
+	for m.Next() {
+		out = append(out, rowString(m.Row()))
+	}
+	if err := m.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// mergeDamaged opens the damaged Data.db and merges it with the others;
+// an error opening it counts as the merge's.
+func mergeDamaged(table *reconcile.Table, data string, others []*sstable.Reader, now int64, skipCRC bool) ([]string, error) {
+	r, err := sstable.Open(data, sstable.Options{SkipCRC: skipCRC})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	m, err := reconcile.New(table, append([]*sstable.Reader{r}, others...), reconcile.Options{Now: now})
+	if err != nil {
+		return nil, err
+	}
+	defer m.Release()
+	var out []string
+	for m.Next() {
+		out = append(out, rowString(m.Row()))
+	}
+	return out, m.Err()
+}
+
+func rowString(r *reconcile.Row) string {
+	var b strings.Builder
+	b.Write(r.Key)
+	for _, c := range r.Clustering {
+		b.WriteByte(0)
+		b.Write(c)
+	}
+	for _, v := range r.Values {
+		b.WriteByte(1)
+		b.Write(v.Bytes)
+	}
+	return b.String()
+}
+
+// copySSTable copies the components of one SSTable into dir and returns
+// the copy's Data.db.
+func copySSTable(t *testing.T, from, prefix, dir string) string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(from, prefix+"-*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no components of %s in %s", prefix, from)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, prefix+"-Data.db")
+}
