@@ -90,6 +90,8 @@ type Merger struct {
 	// Scratch reused per row.
 	rowState
 	at      []*source
+	part    []*source       // several sources: those holding the current partition
+	hashed  *source         // several sources: the one whose key setToken hashed last
 	dropped []int64         // per table column: drop time, or NoTimestamp
 	plain   []bool          // per table column: simple, not a counter, never dropped
 	statics []int           // indexes of the static table columns
@@ -204,7 +206,7 @@ func (m *Merger) reset(t *Table, opts Options) {
 		t: t, opts: opts,
 		simple: m.simple, complex: m.complex, cdel: m.cdel, staticVals: m.staticVals,
 		row:  Row{Values: m.row.Values},
-		srcs: m.srcs[:0], at: m.at[:0],
+		srcs: m.srcs[:0], at: m.at[:0], part: m.part[:0],
 		setBits: m.setBits, nextBits: m.nextBits,
 		arena: m.arena[:0], staticArena: m.staticArena[:0],
 		parts: m.parts[:0], shards: m.shards[:0], ctxs: m.ctxs[:0],
@@ -237,7 +239,8 @@ func (m *Merger) Release() {
 		m.srcs[i] = nil
 	}
 	clear(m.at)
-	m.t = nil
+	clear(m.part)
+	m.t, m.single, m.hashed = nil, nil, nil
 	t.derive().mergers.Put(m)
 }
 
@@ -260,14 +263,16 @@ func (m *Merger) advancePartition(src *source) {
 	src.tokenSet = false
 }
 
+// setToken gives the source's key its token. Overlapping SSTables mostly
+// hold the same next key, so the source that hashed last is asked first:
+// one comparison of keys instead of a hash (or of one per source).
 func (m *Merger) setToken(src *source) {
-	for _, o := range m.srcs {
-		if o != src && o.has && o.tokenSet && bytes.Equal(o.key, src.key) {
-			src.token, src.tokenSet = o.token, true
-			return
-		}
+	if o := m.hashed; o != nil && o != src && o.has && o.tokenSet && bytes.Equal(o.key, src.key) {
+		src.token, src.tokenSet = o.token, true
+		return
 	}
 	src.token, src.tokenSet = sstable.Murmur3Token(src.key), true
+	m.hashed = src
 }
 
 func (m *Merger) advanceUnfiltered(src *source) {
@@ -343,8 +348,10 @@ func (m *Merger) startPartition() bool {
 	m.row.Key, m.row.token, m.row.tokenSet = first.key, first.token, first.tokenSet
 	m.partDel = sstable.LiveDeletion
 	m.emitted = false
+	m.part = m.part[:0]
 	for _, src := range m.srcs {
 		if src.has && (src == first || n > 1 && src.token == first.token && bytes.Equal(src.key, first.key)) {
+			m.part = append(m.part, src)
 			src.in = true
 			src.open = sstable.LiveDeletion
 			m.partDel = maxDeletion(m.partDel, src.s.Partition().Deletion)
@@ -399,11 +406,9 @@ func (m *Merger) mergeStatic() {
 // was live but static columns are, returns the static-only row CQL shows.
 func (m *Merger) finishPartition() bool {
 	m.advanceConsumed()
-	for _, src := range m.srcs {
-		if src.in {
-			src.done = true
-			src.in = false
-		}
+	for _, src := range m.part {
+		src.done = true
+		src.in = false
 	}
 	if m.emitted || !m.hasStatic || m.noStaticOnly || m.err != nil {
 		return false
@@ -416,36 +421,47 @@ func (m *Merger) finishPartition() bool {
 func (m *Merger) nextRow() bool {
 	m.advanceConsumed()
 	for m.err == nil {
-		// The smallest position among the sources.
+		// The smallest position among the partition's sources (the first
+		// of equals), and every source at it: one comparison per source.
 		var min *source
-		for _, src := range m.srcs {
-			if src.in && src.u != nil && (min == nil || m.compareUnfiltered(src.u, min.u) < 0) {
-				min = src
+		at := m.at[:0]
+		for _, src := range m.part {
+			if src.u == nil {
+				continue
 			}
+			if min != nil {
+				c := m.compareUnfiltered(src.u, min.u)
+				if c > 0 {
+					continue
+				}
+				if c == 0 {
+					at = append(at, src)
+					continue
+				}
+				at = at[:0]
+			}
+			min = src
+			at = append(at, src)
 		}
+		m.at = at
 		if min == nil {
 			return false
 		}
 		if min.u.Marker {
+			// Markers apply one at a time (another source's marker at the
+			// same bound is the next turn's).
 			m.applyMarker(min, min.u)
 			m.advanceUnfiltered(min)
 			continue
 		}
 		rtDel := sstable.LiveDeletion
-		for _, src := range m.srcs {
-			if src.in {
-				rtDel = maxDeletion(rtDel, src.open)
-			}
+		for _, src := range m.part {
+			rtDel = maxDeletion(rtDel, src.open)
 		}
+		// NB: a row never compares equal to a marker (a bound sorts
+		// before or after the rows it prefixes), so every source in at has
+		// a row at this clustering.
 		pos := min.u
-		// Every source with a row at this clustering takes part.
-		at := m.at[:0]
-		for _, src := range m.srcs {
-			if src.in && src.u != nil && !src.u.Marker && (src == min || m.compareUnfiltered(src.u, pos) == 0) {
-				at = append(at, src)
-			}
-		}
-		m.at = at
 		var live, ok bool
 		if len(at) == 1 {
 			live, ok = m.fastRow(min, pos, maxDeletion(m.partDel, rtDel))
@@ -488,7 +504,7 @@ func (m *Merger) nextRow() bool {
 }
 
 func (m *Merger) advanceConsumed() {
-	for _, src := range m.srcs {
+	for _, src := range m.part {
 		if src.consumed {
 			src.consumed = false
 			m.advanceUnfiltered(src)
