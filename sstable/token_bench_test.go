@@ -8,7 +8,7 @@ import (
 // BenchmarkMurmur3Token shows the token costs no allocation, since it runs
 // once per partition key read.
 func BenchmarkMurmur3Token(b *testing.B) {
-	for _, n := range []int{4, 8, 20, 64} {
+	for _, n := range []int{4, 8, 14, 20, 64} {
 		key := make([]byte, n)
 		for i := range key {
 			key[i] = byte(0x7b * (i + 1)) // mixes bytes above and below 0x80

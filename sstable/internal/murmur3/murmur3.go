@@ -42,23 +42,18 @@ func Sum128(key []byte) (h1, h2 uint64) {
 		h2 = h2*5 + 0x38495ab5
 	}
 
-	// Tail: up to 15 bytes. Java's (long) cast of a byte sign-extends, so
-	// each byte is widened through int8 before the shift; for a byte >=
-	// 0x80 the ones above it are XORed into the word too. Bytes 8..14 go
-	// to k2, bytes 0..7 to k1, as in the reference algorithm.
-	tail := key[n&^15:]
-	var k1, k2 uint64
-	for i := len(tail) - 1; i >= 8; i-- {
-		k2 ^= uint64(int64(int8(tail[i]))) << (8 * (i - 8))
-	}
-	if len(tail) > 8 {
-		h2 ^= mixK2(k2)
-	}
-	for i := min(len(tail), 8) - 1; i >= 0; i-- {
-		k1 ^= uint64(int64(int8(tail[i]))) << (8 * i)
-	}
-	if len(tail) > 0 {
-		h1 ^= mixK1(k1)
+	// Tail: up to 15 bytes, bytes 0..7 to k1 and 8..14 to k2 as in the
+	// reference algorithm, read as little-endian words. Java's (long) cast
+	// of a byte sign-extends, so a byte >= 0x80 also XORs ones into every
+	// bit above it (signExt); the reference algorithm has no such term.
+	if tail := key[n&^15:]; len(tail) > 8 {
+		k1 := binary.LittleEndian.Uint64(tail)
+		k2 := leWord(tail[8:])
+		h2 ^= mixK2(k2 ^ signExt(k2))
+		h1 ^= mixK1(k1 ^ signExt(k1))
+	} else if len(tail) > 0 {
+		k1 := leWord(tail)
+		h1 ^= mixK1(k1 ^ signExt(k1))
 	}
 
 	// Finalization.
@@ -71,6 +66,28 @@ func Sum128(key []byte) (h1, h2 uint64) {
 	h1 += h2
 	h2 += h1
 	return h1, h2
+}
+
+// signExt is what sign-extending each byte of w, as Java widens a byte to
+// a long before shifting it into place, XORs into w beyond its own bits:
+// for each byte >= 0x80, ones in every byte above it. So a byte of the
+// result is 0xff when an odd number of the bytes below it are >= 0x80: a
+// prefix XOR over the bytes, without a branch.
+func signExt(w uint64) uint64 {
+	b := (w >> 7 & 0x0101010101010101) * 0xff // 0xff at each byte >= 0x80
+	b ^= b << 8
+	b ^= b << 16
+	b ^= b << 32
+	return b << 8
+}
+
+// leWord reads up to 8 bytes as a little-endian word.
+func leWord(b []byte) uint64 {
+	var w uint64
+	for i := len(b) - 1; i >= 0; i-- {
+		w = w<<8 | uint64(b[i])
+	}
+	return w
 }
 
 func mixK1(k uint64) uint64 {
