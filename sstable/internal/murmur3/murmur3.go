@@ -42,18 +42,14 @@ func Sum128(key []byte) (h1, h2 uint64) {
 		h2 = h2*5 + 0x38495ab5
 	}
 
-	// Tail: up to 15 bytes, bytes 0..7 to k1 and 8..14 to k2 as in the
-	// reference algorithm, read as little-endian words. Java's (long) cast
-	// of a byte sign-extends, so a byte >= 0x80 also XORs ones into every
-	// bit above it (signExt); the reference algorithm has no such term.
+	// Tail: up to 15 bytes.
 	if tail := key[n&^15:]; len(tail) > 8 {
-		k1 := binary.LittleEndian.Uint64(tail)
-		k2 := leWord(tail[8:])
-		h2 ^= mixK2(k2 ^ signExt(k2))
-		h1 ^= mixK1(k1 ^ signExt(k1))
+		k1, k2 := tailWords(tail)
+		h2 ^= mixK2(k2)
+		h1 ^= mixK1(k1)
 	} else if len(tail) > 0 {
-		k1 := leWord(tail)
-		h1 ^= mixK1(k1 ^ signExt(k1))
+		k1, _ := tailWords(tail)
+		h1 ^= mixK1(k1)
 	}
 
 	// Finalization.
@@ -66,6 +62,20 @@ func Sum128(key []byte) (h1, h2 uint64) {
 	h1 += h2
 	h2 += h1
 	return h1, h2
+}
+
+// tailWords returns the words a tail of up to 15 bytes mixes in: bytes
+// 0..7 in k1 and 8..14 in k2 as in the reference algorithm, read as
+// little-endian words. Java's (long) cast of a byte sign-extends, so a
+// byte >= 0x80 also XORs ones into every bit above it (signExt); the
+// reference algorithm has no such term.
+func tailWords(tail []byte) (k1, k2 uint64) {
+	if len(tail) > 8 {
+		k1, k2 = binary.LittleEndian.Uint64(tail), leWord(tail[8:])
+	} else {
+		k1 = leWord(tail)
+	}
+	return k1 ^ signExt(k1), k2 ^ signExt(k2)
 }
 
 // signExt is what sign-extending each byte of w, as Java widens a byte to
