@@ -66,13 +66,13 @@ func (m *Merger) refit(show []int, u *sstable.Unfiltered, del sstable.DeletionTi
 			cur[col>>6] |= 1 << (uint(col) & 63)
 		}
 	}
-	m.nullUnset(cur)
-	m.setBits, m.nextBits = cur, m.setBits
+	m.keepOnly(cur)
 }
 
-// nullUnset nulls the regular values that m.setBits (or, after a
-// general-path row, the whole row) holds and keep does not.
-func (m *Merger) nullUnset(keep []uint64) {
+// keepOnly nulls the regular values that m.setBits (or, after a
+// general-path row, the whole row) holds and keep does not, and makes
+// keep (m.nextBits) the new m.setBits.
+func (m *Merger) keepOnly(keep []uint64) {
 	vals := m.row.Values
 	if !m.fastValid {
 		// After a general-path row any regular value may be set.
@@ -82,13 +82,14 @@ func (m *Merger) nullUnset(keep []uint64) {
 			}
 		}
 		m.fastValid = true
-		return
-	}
-	for w, set := range m.setBits {
-		for gone := set &^ keep[w]; gone != 0; gone &= gone - 1 {
-			vals[w<<6+bits.TrailingZeros64(gone)] = Value{Timestamp: NoTimestamp}
+	} else {
+		for w, set := range m.setBits {
+			for gone := set &^ keep[w]; gone != 0; gone &= gone - 1 {
+				vals[w<<6+bits.TrailingZeros64(gone)] = Value{Timestamp: NoTimestamp}
+			}
 		}
 	}
+	m.setBits, m.nextBits = keep, m.setBits
 }
 
 // fastMerge is fastRow for a row several sources hold, when every cell of
@@ -133,8 +134,7 @@ func (m *Merger) fastMerge(at []*source, rtDel sstable.DeletionTime) (live, hand
 		}
 	}
 	clear(m.nextBits)
-	m.nullUnset(m.nextBits)
-	m.setBits, m.nextBits = m.nextBits, m.setBits
+	m.keepOnly(m.nextBits) // none: the winners' bits are set below
 	now := m.opts.Now
 	live = livenessLive(liveness, now) && !deletes(del, liveness.Timestamp)
 	want := m.opts.Columns

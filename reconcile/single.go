@@ -101,7 +101,7 @@ func (m *Merger) singleSlow(src *source, u *sstable.Unfiltered) int {
 	if u.Marker {
 		m.applyMarker(src, u)
 		m.cover = maxDeletion(m.partDel, src.open)
-		m.hot = m.plainSrc && m.cover.Live() && m.fastValid
+		m.updateHot()
 		return slowNone
 	}
 	live, ok := m.fastRow(src, u, m.cover)
@@ -117,7 +117,7 @@ func (m *Merger) singleSlow(src *source, u *sstable.Unfiltered) int {
 	}
 	// fastRow leaves the values valid for the next simple row; the
 	// general path does not.
-	m.hot = m.plainSrc && m.cover.Live() && m.fastValid
+	m.updateHot()
 	if live {
 		m.emitted = true
 		return slowRow
@@ -185,9 +185,13 @@ func (m *Merger) enter(src *source) {
 	m.row.Key, m.row.tokenSet = ph.Key, false
 	del := ph.Deletion
 	m.partDel, m.cover = del, del
-	m.hot = m.plainSrc && del.Live() && m.fastValid
+	m.updateHot()
 	m.emitted = false
 	if !src.open.Live() {
 		src.open = sstable.LiveDeletion // a marker left open at the partition's end
 	}
 }
+
+// updateHot decides whether Next may take the next simple row itself: a
+// plain source, nothing covering the rows, values fit for overwriting.
+func (m *Merger) updateHot() { m.hot = m.plainSrc && m.cover.Live() && m.fastValid }
