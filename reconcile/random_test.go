@@ -83,7 +83,8 @@ func TestRandomMatchesCQL(t *testing.T) {
 		}
 		runRandBatch(ctx, t, n, s, batch, &st)
 	}
-	t.Logf("%d cases × %d rounds: compared %d rows, %d values, %d WRITETIME/TTL pairs", st.cases, *randRounds, st.rows, st.values, st.meta)
+	t.Logf("%d cases × %d rounds: compared %d rows, %d values, %d WRITETIME/TTL pairs; %d clustering slices (%d rows)",
+		st.cases, *randRounds, st.rows, st.values, st.meta, st.slices, st.sliceRows)
 	// The floor scales with the cases asked for, so a one-case replay
 	// still runs; a run that compares next to nothing must fail.
 	if want := min(minRows, 8*(*randCases)); st.rows < want && !t.Failed() {
@@ -96,23 +97,29 @@ func TestRandomMatchesCQL(t *testing.T) {
 	}
 }
 
-type randStats struct{ cases, rows, values, meta int }
+type randStats struct{ cases, rows, values, meta, slices, sliceRows int }
+
+// create runs the case's schema statements and finds its table directory.
+func (c *randCase) create(t *testing.T, n *cassandratest.Node, s *gocql.Session) {
+	t.Helper()
+	for _, q := range c.schema {
+		if err := s.Query(q).Exec(); err != nil {
+			t.Fatalf("seed %d: %s: %v", c.seed, q, err)
+		}
+	}
+	var id gocql.UUID
+	if err := s.Query("SELECT id FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?", randKeyspace, c.table).Scan(&id); err != nil {
+		t.Fatalf("seed %d: table id of %s: %v", c.seed, c.table, err)
+	}
+	c.dir = filepath.Join(n.DataDir(), randKeyspace, c.table+"-"+hex.EncodeToString(id[:]))
+	c.mode = n.Mode
+}
 
 func runRandBatch(ctx context.Context, t *testing.T, n *cassandratest.Node, s *gocql.Session, batch []*randCase, st *randStats) {
 	t.Helper()
 	var tables []string
 	for _, c := range batch {
-		for _, q := range c.schema {
-			if err := s.Query(q).Exec(); err != nil {
-				t.Fatalf("seed %d: %s: %v", c.seed, q, err)
-			}
-		}
-		var id gocql.UUID
-		if err := s.Query("SELECT id FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?", randKeyspace, c.table).Scan(&id); err != nil {
-			t.Fatalf("seed %d: table id of %s: %v", c.seed, c.table, err)
-		}
-		c.dir = filepath.Join(n.DataDir(), randKeyspace, c.table+"-"+hex.EncodeToString(id[:]))
-		c.mode = n.Mode
+		c.create(t, n, s)
 		tables = append(tables, c.table)
 		st.cases++
 	}
@@ -407,6 +414,15 @@ type randCase struct {
 	dir    string
 	mode   cassandratest.Mode
 	failed bool
+	// sliceRand draws the slices compared after each round, apart from r
+	// so that the mutations of a seed do not depend on them; blobs caches
+	// literals serialized by Cassandra.
+	// sides caches, per partition and bound, the clustering keys CQL
+	// finds on the inner side of it, and partRows each partition's rows.
+	sliceRand *rand.Rand
+	blobs     map[string][]byte
+	sides     map[string]map[string]bool
+	partRows  map[int]cqlPartition
 }
 
 func newRandCase(seed uint64) *randCase {
@@ -733,10 +749,17 @@ func (c *randCase) mutation() string {
 }
 
 // rangeWhere restricts an equal prefix of the clustering and then, mostly,
-// a slice (inclusive, exclusive or open-ended) on the next column.
+// a slice (inclusive, exclusive or open-ended) on the next column; or,
+// with several clustering columns, a multi-column slice, which Cassandra
+// compares as tuples in each column's natural order and so, on mixed
+// ASC/DESC clustering, writes as several range tombstones bounded by
+// prefixes of different lengths.
 func (c *randCase) rangeWhere(p int) string {
 	r := c.r
 	w := c.pkWhere(p)
+	if len(c.ck) > 1 && r.IntN(3) == 0 {
+		return w + c.tupleRange()
+	}
 	eq := r.IntN(len(c.ck))
 	for i := range eq {
 		w += " AND " + c.ck[i].name + " = " + c.ckPool[i][r.IntN(len(c.ckPool[i]))]
@@ -759,6 +782,31 @@ func (c *randCase) rangeWhere(p int) string {
 		w += " AND " + col.name + []string{" < ", " <= "}[r.IntN(2)] + pool[hi]
 	}
 	return w
+}
+
+// tupleRange renders a multi-column slice such as
+// " AND (ck0, ck1) >= (3, 2) AND (ck0, ck1) < (4, 5)": a lower bound, an
+// upper bound or both, each over a prefix of at least two columns.
+func (c *randCase) tupleRange() string {
+	r := c.r
+	tuple := func(op string) string {
+		n := 2 + r.IntN(len(c.ck)-1)
+		var names, vals []string
+		for i := range n {
+			names = append(names, c.ck[i].name)
+			vals = append(vals, c.ckPool[i][r.IntN(len(c.ckPool[i]))])
+		}
+		return " AND (" + strings.Join(names, ", ") + ")" + op + "(" + strings.Join(vals, ", ") + ")"
+	}
+	lower := tuple([]string{" > ", " >= "}[r.IntN(2)])
+	upper := tuple([]string{" < ", " <= "}[r.IntN(2)])
+	switch r.IntN(4) {
+	case 0:
+		return lower
+	case 1:
+		return upper
+	}
+	return lower + upper
 }
 
 func (c *randCase) describe() string {
@@ -826,12 +874,14 @@ func (c *randCase) compare(t *testing.T, s *gocql.Session, round int, st *randSt
 		c.failed = true
 		t.Errorf("seed %d round %d: %s\n%s", c.seed, round, fmt.Sprintf(format, args...), c.describe())
 	}
-	want, now, err := c.cqlRows(s)
+	want, now, err := c.cqlRows(s, "")
 	if err != nil {
 		fail("CQL read: %v", err)
 		return
 	}
-	got, nfiles, err := c.mergedRows(now)
+	got, nfiles, err := c.mergedRows(now, func(table *reconcile.Table, readers []*sstable.Reader) (*reconcile.Merger, error) {
+		return reconcile.New(table, readers, reconcile.Options{Now: now})
+	})
 	if err != nil {
 		fail("merge: %v", err)
 		return
@@ -842,6 +892,16 @@ func (c *randCase) compare(t *testing.T, s *gocql.Session, round int, st *randSt
 		fail("%d SSTables after %d flushes (auto-compaction must be off)", nfiles, round)
 		return
 	}
+	if d := c.diffRows(want, got, now, st); d != "" {
+		fail("%s", d)
+		return
+	}
+	c.compareSlices(s, st, fail)
+}
+
+// diffRows compares our rows with CQL's: "" when they are equal, else the
+// first difference and both row lists.
+func (c *randCase) diffRows(want, got []flatRow, now int64, st *randStats) string {
 	cols, simple := c.columns(), c.simple()
 	show := func(rows []flatRow) string {
 		var b strings.Builder
@@ -850,39 +910,36 @@ func (c *randCase) compare(t *testing.T, s *gocql.Session, round int, st *randSt
 		}
 		return b.String()
 	}
-	diff := func(format string, args ...any) {
-		fail("%s\nCQL rows (now=%d):\n%sour rows:\n%s", fmt.Sprintf(format, args...), now, show(want), show(got))
+	diff := func(format string, args ...any) string {
+		return fmt.Sprintf("%s\nCQL rows (now=%d):\n%sour rows:\n%s", fmt.Sprintf(format, args...), now, show(want), show(got))
 	}
 	for i := 0; i < len(want) && i < len(got); i++ {
 		w, g := want[i], got[i]
 		if w.token != g.token {
-			diff("row %d: token %d, CQL %d", i, g.token, w.token)
-			return
+			return diff("row %d: token %d, CQL %d", i, g.token, w.token)
 		}
 		for j, col := range cols {
 			if w.vals[j] != g.vals[j] {
-				diff("row %d column %s: %s, CQL %s", i, col.name, g.vals[j], w.vals[j])
-				return
+				return diff("row %d column %s: %s, CQL %s", i, col.name, g.vals[j], w.vals[j])
 			}
 			st.values++
 		}
 		for j, col := range simple {
 			if !sameOpt(w.wt[j], g.wt[j], 0) {
-				diff("row %d WRITETIME(%s): %s, CQL %s", i, col.name, optString(g.wt[j]), optString(w.wt[j]))
-				return
+				return diff("row %d WRITETIME(%s): %s, CQL %s", i, col.name, optString(g.wt[j]), optString(w.wt[j]))
 			}
 			// The clock may tick between CQL's read and now.
 			if !sameOpt(w.ttl[j], g.ttl[j], 1) {
-				diff("row %d TTL(%s): %s, CQL %s", i, col.name, optString(g.ttl[j]), optString(w.ttl[j]))
-				return
+				return diff("row %d TTL(%s): %s, CQL %s", i, col.name, optString(g.ttl[j]), optString(w.ttl[j]))
 			}
 			st.meta++
 		}
 		st.rows++
 	}
 	if len(want) != len(got) {
-		diff("%d rows, CQL returned %d", len(got), len(want))
+		return diff("%d rows, CQL returned %d", len(got), len(want))
 	}
+	return ""
 }
 
 func sameOpt(a, b *int64, tol int64) bool {
@@ -920,9 +977,10 @@ func canonJSON(v any, err error) (string, error) {
 	return string(b), err
 }
 
-// cqlRows reads the table over CQL at consistency ONE and returns the
-// rows with the unix second just after the query returned.
-func (c *randCase) cqlRows(s *gocql.Session) ([]flatRow, int64, error) {
+// cqlRows reads the table (or the rows matching where) over CQL at
+// consistency ONE and returns the rows with the unix second just after the
+// query returned.
+func (c *randCase) cqlRows(s *gocql.Session, where string) ([]flatRow, int64, error) {
 	cols, simple := c.columns(), c.simple()
 	var pk, sel []string
 	for _, col := range c.pk {
@@ -936,6 +994,9 @@ func (c *randCase) cqlRows(s *gocql.Session) ([]flatRow, int64, error) {
 		sel = append(sel, "WRITETIME("+col.name+")", "TTL("+col.name+")")
 	}
 	q := fmt.Sprintf("SELECT %s FROM %s", strings.Join(sel, ", "), c.qualified())
+	if where != "" {
+		q += " WHERE " + where
+	}
 	iter := s.Query(q).Consistency(gocql.One).PageSize(1000).Iter()
 	infos := iter.Columns()
 	if len(infos) != len(sel) {
@@ -986,9 +1047,9 @@ func (c *randCase) cqlRows(s *gocql.Session) ([]flatRow, int64, error) {
 	return rows, time.Now().Unix(), nil
 }
 
-// mergedRows reconciles every SSTable of the table at now; it also returns
-// how many SSTables there were.
-func (c *randCase) mergedRows(now int64) ([]flatRow, int, error) {
+// mergedRows reconciles every SSTable of the table at now through the
+// merger open returns; it also returns how many SSTables there were.
+func (c *randCase) mergedRows(now int64, open func(*reconcile.Table, []*sstable.Reader) (*reconcile.Merger, error)) ([]flatRow, int, error) {
 	files, err := filepath.Glob(filepath.Join(c.dir, "*-Data.db"))
 	if err != nil {
 		return nil, 0, err
@@ -1016,7 +1077,7 @@ func (c *randCase) mergedRows(now int64) ([]flatRow, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	m, err := reconcile.New(table, readers, reconcile.Options{Now: now})
+	m, err := open(table, readers)
 	if err != nil {
 		return nil, 0, err
 	}

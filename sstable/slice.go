@@ -32,13 +32,12 @@ type sliceState struct {
 	types   []*marshal.Type
 	open    DeletionTime // range deletion open at the current position
 	started bool
-	// pastStart: an unfiltered beyond the start's prefix was seen. Until
-	// then a row equal to an exclusive start can still follow a marker
-	// that started the slice at the same clustering, and is skipped.
-	pastStart bool
-	ended     bool
-	pending   bool // held is an element to return after a synthesized start
-	held      Unfiltered
+	ended   bool
+	// empty: the start is at or after the end, so no row can be in the
+	// slice (Cassandra's Slice.isEmpty); only the static row is read.
+	empty   bool
+	pending bool // held is an element to return after a synthesized start
+	held    Unfiltered
 	// jumped: the stream was moved to the slice's first block;
 	// staticDone: the static row was returned.
 	jumped, staticDone bool
@@ -53,7 +52,12 @@ func (r *Reader) GetSlice(key []byte, sl Slice) (*Scanner, error) {
 	if err != nil || s.done {
 		return s, err
 	}
-	s.slice = &sliceState{sl: sl, types: r.Schema.Clustering, open: LiveDeletion}
+	st := &sliceState{sl: sl, types: r.Schema.Clustering, open: LiveDeletion}
+	if len(sl.Start.Values) > 0 && len(sl.End.Values) > 0 {
+		start := Unfiltered{Marker: true, Kind: sl.Start.startKind(), Clustering: sl.Start.Values}
+		st.empty = compareBound(st.types, &start, sl.End.Values, sl.End.endKind()) >= 0
+	}
+	s.slice = st
 	return s, nil
 }
 
@@ -141,7 +145,7 @@ func (r *Reader) indexEntryAt(key []byte, dataPos int64) (int64, error) {
 }
 
 // comparePrefix compares clustering values a with bound values b over
-// b's length (or a's, if shorter: a marker prefix), by the column types.
+// the shorter of the two, by the column types.
 func comparePrefix(types []*marshal.Type, a, b [][]byte) int {
 	for i := 0; i < len(a) && i < len(b); i++ {
 		// NB: clustering values of CQL rows are never null, so nil and
@@ -153,58 +157,104 @@ func comparePrefix(types []*marshal.Type, a, b [][]byte) int {
 	return 0
 }
 
-// beforeStart reports whether an unfiltered lies before the slice start.
-func (st *sliceState) beforeStart(u *Unfiltered) bool {
-	b := st.sl.Start
-	if len(b.Values) == 0 {
-		return false
+// kindOrder is ClusteringPrefix.Kind's comparison rank: how prefixes of
+// equal values and length sort by kind. An end that excludes its values
+// and a start that includes them both sit before the rows with those
+// values, a row sits at them, and an inclusive end or exclusive start
+// after them.
+func (k BoundKind) kindOrder() int {
+	switch k {
+	case ExclEndBound, InclStartBound, ExclEndInclStartBoundary:
+		return 0
+	case StaticClustering:
+		return 1
+	case ClusteringKind:
+		return 2
 	}
-	c := comparePrefix(st.types, u.Clustering, b.Values)
-	switch {
-	case c != 0:
-		return c < 0
-	case !u.Marker:
-		return !b.Inclusive
-	case len(u.Clustering) < len(b.Values):
-		// A marker on a shorter, equal prefix: one that opens there opens
-		// before the start (its deletion is carried in by a synthesized
-		// bound); one that closes there closes after every row of the
-		// start's prefix, so inside the slice.
-		return u.Kind.IsStart() || u.Kind == ExclEndInclStartBoundary
-	}
-	switch u.Kind {
-	case ExclEndBound:
-		return true // closes just before the start
-	case InclEndBound:
-		return !b.Inclusive
-	}
-	return false
+	return 3
 }
 
-// afterEnd reports whether an unfiltered lies after the slice end.
+// comparedToClustering is ClusteringPrefix.Kind.comparedToClustering: a
+// bound over a strict prefix of a clustering with equal values sorts
+// before it (-1) or after it (+1). Whether a bound opens or closes a
+// range does not decide it: an exclusive end at (3) closes before every
+// row with a = 3, an exclusive start at (3) opens after all of them.
+func (k BoundKind) comparedToClustering() int {
+	if k.kindOrder() == 0 {
+		return -1
+	}
+	if k == ClusteringKind {
+		return 0
+	}
+	return 1
+}
+
+// compareBound is Cassandra's ClusteringComparator.compare of an
+// unfiltered (a row, or a marker over a possibly shorter prefix) with a
+// slice bound of kind bk over vals: values first, over the shorter
+// prefix; then, at equal length, the kinds' ranks; else the shorter
+// prefix's kind places it before or after the longer.
+func compareBound(types []*marshal.Type, u *Unfiltered, vals [][]byte, bk BoundKind) int {
+	if c := comparePrefix(types, u.Clustering, vals); c != 0 {
+		return c
+	}
+	uk := ClusteringKind
+	if u.Marker {
+		uk = u.Kind
+	}
+	switch n, m := len(u.Clustering), len(vals); {
+	case n == m:
+		return cmpInt(uk.kindOrder(), bk.kindOrder())
+	case n < m:
+		return uk.comparedToClustering()
+	default:
+		return -bk.comparedToClustering()
+	}
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// startKind and endKind are the slice's bounds as ClusteringBound kinds.
+func (b Bound) startKind() BoundKind {
+	if b.Inclusive {
+		return InclStartBound
+	}
+	return ExclStartBound
+}
+
+func (b Bound) endKind() BoundKind {
+	if b.Inclusive {
+		return InclEndBound
+	}
+	return ExclEndBound
+}
+
+// beforeStart reports whether an unfiltered is skipped before the slice
+// start. As in Cassandra's SSTableIterator.handlePreSliceData the test is
+// not strict: a marker equal to the start (an inclusive start marker at
+// an inclusive slice start) is taken into the open deletion and reported
+// by the bound synthesized at the start, so the stream never opens the
+// same range twice.
+func (st *sliceState) beforeStart(u *Unfiltered) bool {
+	b := st.sl.Start
+	return len(b.Values) > 0 && compareBound(st.types, u, b.Values, b.startKind()) <= 0
+}
+
+// afterEnd reports whether an unfiltered ends the slice: at or after the
+// slice end, as in SSTableIterator's computeNext. A marker equal to the
+// end is not returned; the bound synthesized at the end closes the
+// deletion open there instead.
 func (st *sliceState) afterEnd(u *Unfiltered) bool {
 	b := st.sl.End
-	if len(b.Values) == 0 {
-		return false
-	}
-	c := comparePrefix(st.types, u.Clustering, b.Values)
-	switch {
-	case c != 0:
-		return c > 0
-	case !u.Marker:
-		return !b.Inclusive
-	case len(u.Clustering) < len(b.Values):
-		// Shorter equal prefix: opening there is before the end's rows
-		// (inside); closing there is after them (outside).
-		return !(u.Kind.IsStart() || u.Kind == ExclEndInclStartBoundary)
-	}
-	switch u.Kind {
-	case ExclStartBound:
-		return true // opens just after the end
-	case InclStartBound, ExclEndInclStartBoundary:
-		return !b.Inclusive
-	}
-	return false
+	return len(b.Values) > 0 && compareBound(st.types, u, b.Values, b.endKind()) >= 0
 }
 
 // track follows which range deletion is open after a marker.
@@ -281,6 +331,10 @@ func (s *Scanner) nextSliced() bool {
 // sliceStep filters the next unfiltered (have: s.u already holds one).
 func (s *Scanner) sliceStep(have bool) bool {
 	st := s.slice
+	if st.empty {
+		st.ended, s.inPartition = true, false
+		return false
+	}
 	for {
 		if !have && !s.nextRaw() {
 			st.ended = true
@@ -300,12 +354,6 @@ func (s *Scanner) sliceStep(have bool) bool {
 				st.pending = true
 				return true
 			}
-		}
-		if !st.pastStart && len(st.sl.Start.Values) > 0 {
-			if !u.Marker && st.beforeStart(u) {
-				continue
-			}
-			st.pastStart = comparePrefix(st.types, u.Clustering, st.sl.Start.Values) > 0
 		}
 		if st.afterEnd(u) {
 			st.ended = true
