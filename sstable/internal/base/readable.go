@@ -61,14 +61,17 @@ func (b BytesReadable) Size() int64  { return int64(len(b.B)) }
 func (b BytesReadable) Name() string { return b.Path }
 
 // ReadAll reads a whole component (for the small ones: TOC, Statistics,
-// CompressionInfo, Summary, Filter).
+// CompressionInfo, Summary, Filter). NB: io.ReaderAt may return io.EOF
+// with a full read when the read ends at the end of the file, as some
+// FS implementations do; only a short read is corruption.
 func ReadAll(r Readable, component string) ([]byte, error) {
 	b := make([]byte, r.Size())
-	if _, err := r.ReadAt(b, 0); err != nil && !(err == io.EOF && len(b) == 0) {
-		if err == io.EOF {
-			return nil, Corruptf(r.Name(), component, 0, "file shorter than its size %d", len(b))
-		}
-		return nil, fmt.Errorf("read %s: %w", r.Name(), err)
+	n, err := r.ReadAt(b, 0)
+	switch {
+	case n == len(b):
+		return b, nil
+	case err == nil || err == io.EOF:
+		return nil, Corruptf(r.Name(), component, int64(n), "file shorter than its size %d", len(b))
 	}
-	return b, nil
+	return nil, fmt.Errorf("read %s: %w", r.Name(), err)
 }
