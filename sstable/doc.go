@@ -7,6 +7,24 @@
 // it applies no read semantics, which belong to package reconcile. It
 // imports none of the project's other packages.
 //
-// So far it names SSTable files (Descriptor); the reader itself is the
-// subject of the next work.
+// Data flows through it in layers, as in pebble's sstable package:
+//
+//	FS / File (fs.go)             a component file: ReadAt, Size, Name
+//	  compress/                   CompressionInfo.db, CRC.db, codecs, chunk cache
+//	    stream.go                 Data.db as a checksummed byte stream
+//	      decode.go, unfiltered.go  one partition's header, rows and markers
+//	        Scanner (scanner.go)  partitions in token order: Scan, ScanRange, Get
+//	          slice.go            GetSlice: a clustering slice, with Cassandra's
+//	                              bound comparison and the row index's jump
+//
+// Open (reader.go) reads the TOC, Statistics.db (statistics.go,
+// stats_metadata.go: the serialization header becomes a Schema) and the
+// indexes: Summary.db, Index.db and Filter.db for BIG (big/),
+// Partitions.db and Rows.db for BTI (bti/), both behind index.go, plus
+// the key cache of point reads (keycache.go). Values are typed and
+// compared by marshal/; dump/ renders partitions as Cassandra's
+// sstabledump does. VerifyDigest and VerifyIndexes check whole files.
+//
+// Bad bytes are errors matching ErrCorruption that name the file, the
+// component and the offset; nothing here panics on input.
 package sstable
