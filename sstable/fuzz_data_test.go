@@ -15,7 +15,10 @@ import (
 func FuzzScanData(f *testing.F) {
 	var readers []*Reader
 	for _, table := range []string{"collections", "udts", "deletions", "clustered", "all_types", "counters"} {
-		files, _ := filepath.Glob(filepath.Join("..", "testdata", "corpus", "oa", "corpus", table+"-*", "*-Data.db"))
+		files, err := filepath.Glob(filepath.Join("..", "testdata", "corpus", "oa", "corpus", table+"-*", "*-Data.db"))
+		if err != nil || len(files) == 0 {
+			f.Fatalf("corpus table %s: no Data.db (%v)", table, err)
+		}
 		for _, file := range files {
 			r, err := Open(file, Options{})
 			if err != nil {
