@@ -2,7 +2,6 @@ package flightserver
 
 import (
 	"context"
-	"crypto/subtle"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -13,19 +12,15 @@ import (
 	"net/http/pprof"
 	"os"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/snapshot"
@@ -255,49 +250,4 @@ func (s *Server) Shutdown(ctx context.Context) {
 	if err := s.svc.tables.snaps.Close(); err != nil {
 		s.cfg.Logger.Warn("remove snapshots", "err", err)
 	}
-}
-
-// authorize checks the bearer token, when one is configured.
-func (s *service) authorize(ctx context.Context, method string) error {
-	if s.cfg.AuthToken == "" || strings.HasPrefix(method, "/grpc.health.") {
-		return nil
-	}
-	md, _ := metadata.FromIncomingContext(ctx)
-	for _, v := range md.Get("authorization") {
-		tok, ok := strings.CutPrefix(v, "Bearer ")
-		if ok && subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.AuthToken)) == 1 {
-			return nil
-		}
-	}
-	return status.Error(codes.Unauthenticated, "a valid bearer token is required")
-}
-
-func rpcName(method string) string { return method[strings.LastIndexByte(method, '/')+1:] }
-
-func (s *service) observe(method string, start time.Time, err error) error {
-	err = toStatus(err)
-	name := rpcName(method)
-	s.metrics.requests.WithLabelValues(name, status.Code(err).String()).Inc()
-	s.metrics.latency.WithLabelValues(name).Observe(time.Since(start).Seconds())
-	if err != nil && status.Code(err) != codes.Canceled && status.Code(err) != codes.NotFound && status.Code(err) != codes.InvalidArgument {
-		s.log.Warn("rpc failed", "rpc", name, "err", err)
-	}
-	return err
-}
-
-func (s *service) unaryInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-	start := time.Now()
-	if err := s.authorize(ctx, info.FullMethod); err != nil {
-		return nil, s.observe(info.FullMethod, start, err)
-	}
-	resp, err := h(ctx, req)
-	return resp, s.observe(info.FullMethod, start, err)
-}
-
-func (s *service) streamInterceptor(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-	start := time.Now()
-	if err := s.authorize(ss.Context(), info.FullMethod); err != nil {
-		return s.observe(info.FullMethod, start, err)
-	}
-	return s.observe(info.FullMethod, start, h(srv, ss))
 }

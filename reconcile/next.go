@@ -2,6 +2,10 @@ package reconcile
 
 import "github.com/sstable-flight/sstable-flight/sstable"
 
+// This file is the merger's loop: Next, the entry point of every read,
+// and the single-SSTable path it runs itself (the fast path). With
+// several SSTables Next hands over to nextMerged (merge.go).
+
 // Next moves to the next live row; false at the end or on an error.
 //
 // Over one SSTable there is nothing to order or merge, so one loop takes

@@ -1,0 +1,68 @@
+package flightserver
+
+import (
+	"context"
+	"crypto/subtle"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+)
+
+// The gRPC interceptors every RPC passes: the bearer-token check, then
+// the handler, then metrics and the log line of a failure. Errors leave
+// here as gRPC statuses (toStatus).
+
+// authorize checks the bearer token, when one is configured.
+func (s *service) authorize(ctx context.Context, method string) error {
+	if s.cfg.AuthToken == "" || strings.HasPrefix(method, "/grpc.health.") {
+		return nil
+	}
+	md, _ := metadata.FromIncomingContext(ctx)
+	for _, v := range md.Get("authorization") {
+		tok, ok := strings.CutPrefix(v, "Bearer ")
+		if ok && subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.AuthToken)) == 1 {
+			return nil
+		}
+	}
+	return status.Error(codes.Unauthenticated, "a valid bearer token is required")
+}
+
+// rpcName is the method's last path element, the metrics label.
+func rpcName(method string) string { return method[strings.LastIndexByte(method, '/')+1:] }
+
+// observe turns err into a status, counts and times the RPC, and logs a
+// failure that is the server's concern (not a client's cancel, a missing
+// table or a bad request).
+func (s *service) observe(method string, start time.Time, err error) error {
+	err = toStatus(err)
+	name := rpcName(method)
+	s.metrics.requests.WithLabelValues(name, status.Code(err).String()).Inc()
+	s.metrics.latency.WithLabelValues(name).Observe(time.Since(start).Seconds())
+	if err != nil && status.Code(err) != codes.Canceled && status.Code(err) != codes.NotFound && status.Code(err) != codes.InvalidArgument {
+		s.log.Warn("rpc failed", "rpc", name, "err", err)
+	}
+	return err
+}
+
+// unaryInterceptor authorizes and observes a unary RPC.
+func (s *service) unaryInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+	start := time.Now()
+	if err := s.authorize(ctx, info.FullMethod); err != nil {
+		return nil, s.observe(info.FullMethod, start, err)
+	}
+	resp, err := h(ctx, req)
+	return resp, s.observe(info.FullMethod, start, err)
+}
+
+// streamInterceptor authorizes and observes a streaming RPC.
+func (s *service) streamInterceptor(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+	start := time.Now()
+	if err := s.authorize(ss.Context(), info.FullMethod); err != nil {
+		return s.observe(info.FullMethod, start, err)
+	}
+	return s.observe(info.FullMethod, start, h(srv, ss))
+}
