@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/sstable-flight/sstable-flight/sstable/compress"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
@@ -132,17 +131,7 @@ func (r *Reader) readTOC() ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read TOC: %w", err)
 	}
-	comps := strings.Fields(string(b))
-	for _, need := range []string{"Data.db", "Statistics.db"} {
-		found := false
-		for _, c := range comps {
-			found = found || c == need
-		}
-		if !found {
-			return nil, base.Corruptf(r.path("TOC.txt"), "TOC.txt", 0, "lists no %s", need)
-		}
-	}
-	return comps, nil
+	return ParseTOC(b, r.path("TOC.txt"))
 }
 
 func (r *Reader) readSmall(component string) ([]byte, error) {
