@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -99,42 +100,74 @@ func (m *Manager) Lookup(keyspace, table, id string) (*Epoch, error) {
 // flush or compaction changed the directory under it.
 const maxAttempts = 10
 
+// stableAttempts is how many listings in a row must fail alike, over the
+// first attempts' 100 ms of pauses, before the failure is the directory's
+// state rather than a race with Cassandra: an SSTable listed whole once
+// Cassandra finished deleting it, a TOC.txt it is appending to, a
+// Summary.db it is rewriting (see complete.go).
+const stableAttempts = 5
+
 // refresh lists the live SSTables and returns cur when they are cur's,
-// else a new epoch holding them.
+// else a new epoch holding them. Failures that racing Cassandra explains
+// are tried again; one that repeats unchanged is reported as it is.
 func (m *Manager) refresh(td TableDir, cur *Epoch) (*Epoch, error) {
 	if m.cfg.Mode == Sidecar {
 		return m.cutSidecar(td, cur)
 	}
 	var err error
+	same := 0 // attempts in a row that failed with err's message
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		if attempt > 0 {
-			time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
+			m.sleep(time.Duration(attempt) * 10 * time.Millisecond)
 		}
-		var live []SSTable
-		if live, err = listSSTables(td.Path); err != nil {
-			if retryable(err) {
-				continue
-			}
-			return nil, err
-		}
-		live = withData(live)
-		if cur != nil && sameSSTables(cur.Table.SSTables, live) {
-			return cur, nil
-		}
+		prev := err
 		var e *Epoch
-		if e, err = m.cut(td, live); err == nil {
+		if e, err = m.listAndCut(td, cur); err == nil {
 			return e, nil
 		}
 		if !retryable(err) {
+			return nil, err
+		}
+		if prev != nil && prev.Error() == err.Error() {
+			same++
+		} else {
+			same = 1
+		}
+		if same >= stableAttempts {
 			return nil, err
 		}
 	}
 	return nil, fmt.Errorf("snapshot %s: the directory kept changing (%d attempts): %w", td.Path, maxAttempts, err)
 }
 
-// cut makes a new epoch of the listed SSTables: links them (Hardlink)
-// and opens their readers, reusing readers of files already open.
-func (m *Manager) cut(td TableDir, live []SSTable) (*Epoch, error) {
+// listAndCut lists the live SSTables once and returns cur if they did
+// not change, else checks them and cuts a new epoch.
+func (m *Manager) listAndCut(td TableDir, cur *Epoch) (*Epoch, error) {
+	live, err := listSSTables(td.Path)
+	if err != nil {
+		return nil, err
+	}
+	if cur != nil && sameSSTables(cur.Table.SSTables, live) {
+		return cur, nil
+	}
+	comps, err := checkSSTables(td, live)
+	if err != nil {
+		return nil, unsettled{err}
+	}
+	return m.cut(td, live, comps)
+}
+
+// unsettled marks a listed SSTable found incomplete: the listing may have
+// raced with Cassandra deleting it, so list again before believing it.
+type unsettled struct{ err error }
+
+func (u unsettled) Error() string { return u.err.Error() }
+func (u unsettled) Unwrap() error { return u.err }
+
+// cut makes a new epoch of the listed and checked SSTables (comps are
+// their components): links them (Hardlink) and opens their readers,
+// reusing readers of files already open.
+func (m *Manager) cut(td TableDir, live []SSTable, comps [][]string) (*Epoch, error) {
 	id := m.nextID()
 	e := &Epoch{ID: id, Dir: td.Path, Cut: m.cfg.Now(), m: m}
 	e.Table = td
@@ -145,7 +178,7 @@ func (m *Manager) cut(td TableDir, live []SSTable) (*Epoch, error) {
 		if err := os.MkdirAll(e.Dir, 0o755); err != nil {
 			return nil, fmt.Errorf("make snapshot dir: %w", err)
 		}
-		if err := linkSSTables(td.Path, e.Dir, live); err != nil {
+		if err := linkSSTables(td.Path, e.Dir, live, comps); err != nil {
 			os.RemoveAll(e.Dir)
 			return nil, err
 		}
@@ -165,8 +198,6 @@ func (m *Manager) cut(td TableDir, live []SSTable) (*Epoch, error) {
 	return e, nil
 }
 
-// retryable errors come from racing Cassandra: a file listed a moment
-// ago is gone (a compaction finished), or a transaction is finishing.
 // nextID names a new epoch: unique in this process, and across restarts
 // by the incarnation.
 func (m *Manager) nextID() string {
@@ -176,19 +207,12 @@ func (m *Manager) nextID() string {
 	return m.incarnation + "-" + strconv.FormatUint(m.seq, 10)
 }
 
+// retryable errors may come from racing Cassandra: a file listed a
+// moment ago is gone (a compaction finished), a transaction is finishing,
+// or a listed SSTable looked incomplete.
 func retryable(err error) bool {
-	return errors.Is(err, errVanished) || errors.Is(err, ErrTxnInProgress) || errors.Is(err, fs.ErrNotExist)
-}
-
-// withData drops SSTables without a Data.db (stray components).
-func withData(ssts []SSTable) []SSTable {
-	out := ssts[:0:0]
-	for _, st := range ssts {
-		if _, ok := st.Components["Data.db"]; ok {
-			out = append(out, st)
-		}
-	}
-	return out
+	var u unsettled
+	return errors.As(err, &u) || errors.Is(err, errVanished) || errors.Is(err, ErrTxnInProgress) || errors.Is(err, fs.ErrNotExist)
 }
 
 // sameSSTables compares two listings by SSTable and component sizes:
@@ -199,7 +223,7 @@ func sameSSTables(a, b []SSTable) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Prefix != b[i].Prefix || len(a[i].Components) != len(b[i].Components) {
+		if a[i].Prefix != b[i].Prefix || len(a[i].Components) != len(b[i].Components) || !slices.Equal(a[i].irregular, b[i].irregular) {
 			return false
 		}
 		for c, n := range a[i].Components {

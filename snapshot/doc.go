@@ -6,6 +6,10 @@
 //     SSTables as Cassandra would load them: txn logs (txnlog.go,
 //     txnrecord.go, txnclassify.go) hide what a running flush or
 //     compaction writes and what a finished one obsoleted.
+//   - Before an epoch takes them, listed SSTables are checked whole
+//     (complete.go): an incomplete SSTable no txn log hides fails the cut
+//     with ErrMissingComponent or ErrNotRegular, once listing again did
+//     not settle it, rather than being left out.
 //   - Manager cuts epochs (manager.go, acquire.go, epoch.go): in Hardlink mode it
 //     links every TOC component into a directory of ours (links.go,
 //     root.go); queries within the freshness window share one epoch;

@@ -26,6 +26,11 @@ type SSTable struct {
 	Version    string
 	Format     string
 	Components map[string]int64 // component → size in bytes
+	// irregular are the components present but not as regular files
+	// (directories, symbolic links): never read, but the SSTable is
+	// listed, so that checkSSTables reports it rather than the epoch
+	// leaving it out.
+	irregular []string
 }
 
 // tableDirRE matches <table>-<id>: Cassandra appends the table id without
@@ -82,21 +87,22 @@ func listSSTables(dir string) ([]SSTable, error) {
 	}
 	byPrefix := map[string]*SSTable{}
 	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			continue
-		}
 		d, err := sstable.ParseDescriptor(e.Name())
 		if err != nil {
 			continue // not an SSTable component
-		}
-		info, err := e.Info()
-		if err != nil {
-			return nil, fmt.Errorf("stat sstable component: %w", err)
 		}
 		st := byPrefix[d.Prefix()]
 		if st == nil {
 			st = &SSTable{Prefix: d.Prefix(), Version: d.Version, Format: d.Format, Components: map[string]int64{}}
 			byPrefix[d.Prefix()] = st
+		}
+		if !e.Type().IsRegular() {
+			st.irregular = append(st.irregular, d.Component)
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			return nil, fmt.Errorf("stat sstable component: %w", err)
 		}
 		st.Components[d.Component] = info.Size()
 	}

@@ -109,6 +109,9 @@ type Manager struct {
 
 	stop chan struct{}
 	done chan struct{}
+	// sleep pauses between listings of a cut (time.Sleep; tests step
+	// through a race with it).
+	sleep func(time.Duration)
 }
 
 // tableState is one table directory's current epoch.
@@ -152,6 +155,7 @@ func NewManager(cfg Config) (*Manager, error) {
 		readers:     map[fileID]*sharedReader{},
 		stop:        make(chan struct{}),
 		done:        make(chan struct{}),
+		sleep:       time.Sleep,
 	}
 	switch cfg.Mode {
 	case Hardlink:

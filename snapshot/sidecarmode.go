@@ -73,7 +73,7 @@ func (m *Manager) cutSidecar(td TableDir, cur *Epoch) (*Epoch, error) {
 		drop()
 		return nil, err
 	}
-	ssts := withData(sidecarSSTables(files))
+	ssts := sidecarSSTables(files)
 	if cur != nil && sameSSTables(cur.Table.SSTables, ssts) {
 		drop() // nothing changed: keep the open epoch
 		return cur, nil
@@ -85,6 +85,10 @@ func (m *Manager) cutSidecar(td TableDir, cur *Epoch) (*Epoch, error) {
 		e.Table.ID = files[0].TableID
 	}
 	fsys := c.FSWithListing(td.Keyspace, td.Table, name, files)
+	if err := checkSidecar(e.Table, name, ssts, fsys); err != nil {
+		drop()
+		return nil, err
+	}
 	for _, st := range ssts {
 		r, err := m.cfg.OpenFS(filepath.Join(td.Path, st.Prefix+"-Data.db"), fsys)
 		if err != nil {

@@ -9,11 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
 // TxnTemporaryFiles lists the txn logs of dir and returns which of files
 // they make temporary, as LogAwareFileLister.classifyFiles. files must name
-// dir's entries other than directories and txn logs, and must be listed
+// dir's entries other than txn logs (and directories, but for those named
+// as SSTable components), and must be listed
 // before calling: Cassandra deletes a log after the files it obsoletes, so
 // listing files first and logs second never misses a log whose files were
 // listed.
@@ -118,8 +121,10 @@ func markTemporary(committed bool, old, added []recordFiles, temp map[string]boo
 }
 
 // liveEntries lists dir as LogAwareFileLister does, files first and txn
-// logs second, and returns its entries other than directories, txn logs and
-// the files the logs make temporary.
+// logs second, and returns its entries other than txn logs, the files the
+// logs make temporary, and directories not named as SSTable components
+// (secondary indexes, snapshots/, backups/). A directory named as a
+// component stays, to be reported: it stands where a file should be.
 func liveEntries(dir string) ([]fs.DirEntry, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -128,7 +133,7 @@ func liveEntries(dir string) ([]fs.DirEntry, error) {
 	var files []fs.DirEntry
 	var names []string
 	for _, e := range entries {
-		if e.IsDir() || IsTxnLogName(e.Name()) {
+		if IsTxnLogName(e.Name()) || e.IsDir() && !isComponentName(e.Name()) {
 			continue
 		}
 		files = append(files, e)
@@ -145,4 +150,9 @@ func liveEntries(dir string) ([]fs.DirEntry, error) {
 		}
 	}
 	return live, nil
+}
+
+func isComponentName(name string) bool {
+	_, err := sstable.ParseDescriptor(name)
+	return err == nil
 }
