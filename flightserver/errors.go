@@ -22,8 +22,10 @@ func (e invalidError) Unwrap() []error { return []error{e.err, errInvalid} }
 func invalid(err error) error { return invalidError{err} }
 
 // toStatus maps an error to its gRPC status: the client's mistakes and
-// unknown names are told apart from the server's failures, and a corrupt
-// SSTable is DATA_LOSS naming the file, component and offset.
+// unknown names are told apart from the server's failures, a corrupt or
+// incomplete SSTable is DATA_LOSS naming the file (and for corruption the
+// component and offset), and a component that is not a regular file is
+// FAILED_PRECONDITION naming it.
 func toStatus(err error) error {
 	if err == nil {
 		return nil
@@ -48,8 +50,12 @@ func toStatus(err error) error {
 		return status.Error(codes.Canceled, err.Error())
 	case errors.Is(err, context.DeadlineExceeded):
 		return status.Error(codes.DeadlineExceeded, err.Error())
-	case errors.As(err, &corrupt):
+	case errors.As(err, &corrupt), errors.Is(err, snapshot.ErrMissingComponent):
 		return status.Error(codes.DataLoss, err.Error())
+	case errors.Is(err, snapshot.ErrNotRegular):
+		// The bytes may be fine, but not where a file should be: the
+		// operator must put a regular file there.
+		return status.Error(codes.FailedPrecondition, err.Error())
 	}
 	return status.Error(codes.Internal, err.Error())
 }
