@@ -2,6 +2,7 @@ package compress
 
 import (
 	"errors"
+	"hash/crc32"
 	"os"
 	"strings"
 	"testing"
@@ -176,5 +177,13 @@ func TestReadChunkRange(t *testing.T) {
 	}
 	if n, err := r.ReadAt(make([]byte, 1), r.DataLength()); n != 0 || err == nil {
 		t.Errorf("read at end: %d, %v", n, err)
+	}
+}
+
+// The checksum a CRC.db may carry past Data.db's last chunk is the CRC32
+// of no bytes.
+func TestEmptyCRC(t *testing.T) {
+	if got := crc32.ChecksumIEEE(nil); got != emptyCRC {
+		t.Fatalf("CRC32 of no bytes is %08x, emptyCRC is %08x", got, emptyCRC)
 	}
 }

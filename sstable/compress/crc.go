@@ -12,7 +12,14 @@ import (
 const crcComponent = "CRC.db"
 
 // CRCInfo is the content of CRC.db, written beside an uncompressed
-// Data.db: the chunk size, then one CRC32 per chunk of Data.db.
+// Data.db (every field big-endian):
+//
+//	+-----------------+---------------+---------------+-----+
+//	| chunk size: i32 | CRC32 chunk 0 | CRC32 chunk 1 | ... |
+//	+-----------------+---------------+---------------+-----+
+//
+// one CRC32 per chunk of Data.db, possibly followed by checksums of empty
+// buffers (see checkLength).
 type CRCInfo struct {
 	File      string
 	ChunkSize int
@@ -39,6 +46,10 @@ func ParseCRC(b []byte, file string) (*CRCInfo, error) {
 	return c, d.Err()
 }
 
+// emptyCRC is the CRC32 of no bytes: the checksum Cassandra's writer
+// records for a flush of an empty buffer.
+const emptyCRC = 0
+
 // UncompressedReader serves an uncompressed Data.db, verifying each chunk
 // against CRC.db unless Options.SkipCRC is set.
 type UncompressedReader struct {
@@ -47,12 +58,18 @@ type UncompressedReader struct {
 	opts  Options
 	size  int64
 	cache chunkCache
+	// lengthErr is checkLength's verdict, decided once: CRC.db and the
+	// size of Data.db do not change under a reader.
+	lengthErr error
 }
 
 // NewUncompressedReader reads data with the checksums in crc.
 func NewUncompressedReader(data base.Readable, crc *CRCInfo, opts Options) *UncompressedReader {
 	r := &UncompressedReader{data: data, crc: crc, opts: opts, size: data.Size()}
 	r.cache.init(crc.ChunkSize, r.size)
+	if !opts.SkipCRC {
+		r.lengthErr = r.checkLength()
+	}
 	return r
 }
 
@@ -60,12 +77,36 @@ func NewUncompressedReader(data base.Readable, crc *CRCInfo, opts Options) *Unco
 // number of checksums: one of them is truncated or belongs to another
 // SSTable. Reads check it too, but a Data.db cut to nothing has no chunk
 // to read, and would read as an SSTable without partitions.
-func (r *UncompressedReader) CheckLength() error {
-	if n := r.NumChunks(); !r.opts.SkipCRC && len(r.crc.CRCs) != n {
-		return base.Corruptf(r.crc.File, crcComponent, 4, "check CRC.db: %d checksums for a %d-byte Data.db in chunks of %d (%d chunks)", len(r.crc.CRCs), r.size, r.crc.ChunkSize, n)
+func (r *UncompressedReader) CheckLength() error { return r.lengthErr }
+
+// checkLength compares CRC.db's checksums with Data.db's chunks.
+//
+// NB: Cassandra's ChecksummedSequentialWriter appends one checksum per
+// flush of its buffer, whatever the buffer holds, and 3.x writers flush
+// an empty buffer once more after the last chunk, so their CRC.db ends in
+// the checksum of no bytes (00 00 00 00) beyond Data.db's last chunk.
+// Cassandra's own ChecksumValidator reads the checksum of each chunk it
+// validates and never looks past the last one. A checksum past the last
+// chunk can only be of a flush that wrote nothing, so it must be the CRC32
+// of no bytes; any other value is the checksum of data that is not in
+// Data.db (Data.db truncated at a chunk boundary, or a CRC.db of another
+// SSTable). Fewer checksums than chunks leaves data unverifiable.
+func (r *UncompressedReader) checkLength() error {
+	n := r.NumChunks()
+	if len(r.crc.CRCs) < n {
+		return base.Corruptf(r.crc.File, crcComponent, crcOffset(len(r.crc.CRCs)), "check CRC.db: %d checksums for a %d-byte Data.db in chunks of %d (%d chunks)", len(r.crc.CRCs), r.size, r.crc.ChunkSize, n)
+	}
+	for i := n; i < len(r.crc.CRCs); i++ {
+		if c := r.crc.CRCs[i]; c != emptyCRC {
+			return base.Corruptf(r.crc.File, crcComponent, crcOffset(i), "check CRC.db: checksum %d is %08x, but a %d-byte Data.db in chunks of %d has %d chunks, and a checksum past them must be of an empty buffer (%08x)", i, c, r.size, r.crc.ChunkSize, n, emptyCRC)
+		}
 	}
 	return nil
 }
+
+// crcOffset is the offset in CRC.db of checksum i, after the 4-byte chunk
+// size.
+func crcOffset(i int) int64 { return 4 + 4*int64(i) }
 
 // DataLength is the size of Data.db.
 func (r *UncompressedReader) DataLength() int64 { return r.size }
