@@ -1,7 +1,6 @@
 package flightserver
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"time"
@@ -51,8 +50,9 @@ func (s *service) drain(ctx context.Context, m *reconcile.Merger, b *batcher, t 
 // ticketOf reads a DoGet ticket: one a plan issued, or a command
 // (docs/flight-api.md) that plans to a single endpoint, which a client
 // may send straight to DoGet to read a few keys in one round trip.
+// isCommand tells the two apart by their top-level members.
 func (s *service) ticketOf(ctx context.Context, b []byte) (*Ticket, error) {
-	if !bytes.Contains(b, []byte(`"version"`)) {
+	if !isCommand(b) {
 		t, err := DecodeTicket(b)
 		if err != nil {
 			return nil, invalid(err)
