@@ -39,6 +39,8 @@ func toStatus(err error) error {
 		return status.Error(codes.InvalidArgument, err.Error())
 	case errors.Is(err, errNotFound), errors.Is(err, snapshot.ErrNoTable):
 		return status.Error(codes.NotFound, err.Error())
+	case errors.Is(err, errSystemKeyspace):
+		return status.Error(codes.PermissionDenied, err.Error())
 	case errors.Is(err, snapshot.ErrEpochGone):
 		// The ticket's snapshot was retired: plan the query again.
 		return status.Error(codes.Aborted, err.Error())

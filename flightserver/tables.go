@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -22,6 +21,11 @@ type SchemaSource interface {
 
 // errNotFound marks an unknown keyspace or table (gRPC NOT_FOUND).
 var errNotFound = errors.New("not found")
+
+// errSystemKeyspace marks a table of one of Cassandra's system keyspaces,
+// which is never served whatever the schema source (gRPC
+// PERMISSION_DENIED).
+var errSystemKeyspace = errors.New("cassandra system keyspaces are never served")
 
 // tables finds the tables of the data directory and keeps, per table
 // directory, the table built from its schema until the schema or the
@@ -88,12 +92,16 @@ func (ts *tables) acquireEpoch(ctx context.Context, keyspace, name, id string) (
 }
 
 // checkNames refuses names Cassandra would not accept, before they come
-// near a path or a lookup.
+// near a path or a lookup, and the tables of Cassandra's system
+// keyspaces. Every RPC that names a table comes through here.
 func checkNames(keyspace, name string) error {
 	// NB: a byte loop (catalog.ValidName), not a regexp: it runs on
 	// every request, where the regexp was 1% of a keyed read.
 	if !catalog.ValidName(keyspace) || !catalog.ValidName(name) {
 		return fmt.Errorf("find table %q.%q: %w (not a valid Cassandra name)", keyspace, name, errNotFound)
+	}
+	if catalog.IsSystemKeyspace(keyspace) {
+		return fmt.Errorf("find table %s.%s: %w", keyspace, name, errSystemKeyspace)
 	}
 	return nil
 }
@@ -221,21 +229,28 @@ type tableLister interface {
 	Tables() []snapshot.TableDir
 }
 
-// all lists every table of the data directory, or in Sidecar mode every
-// user table the schema source knows.
+// all lists every user table of the data directory, or in Sidecar mode
+// every user table the schema source knows: never the tables of
+// Cassandra's system keyspaces, which checkNames refuses.
 func (ts *tables) all() ([]snapshot.TableDir, error) {
+	var found []snapshot.TableDir
 	if ts.snaps.Mode() != snapshot.Sidecar {
-		return snapshot.Layout(ts.dataDir)
-	}
-	l, ok := ts.schemas.(tableLister)
-	if !ok {
-		return nil, nil
+		var err error
+		if found, err = snapshot.Layout(ts.dataDir); err != nil {
+			return nil, err
+		}
+	} else if l, ok := ts.schemas.(tableLister); ok {
+		found = l.Tables()
 	}
 	var out []snapshot.TableDir
-	for _, td := range l.Tables() {
-		if !strings.HasPrefix(td.Keyspace, "system") {
-			out = append(out, snapshot.SidecarTable(td.Keyspace, td.Table))
+	for _, td := range found {
+		if catalog.IsSystemKeyspace(td.Keyspace) {
+			continue
 		}
+		if ts.snaps.Mode() == snapshot.Sidecar {
+			td = snapshot.SidecarTable(td.Keyspace, td.Table)
+		}
+		out = append(out, td)
 	}
 	return out, nil
 }

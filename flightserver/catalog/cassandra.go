@@ -10,14 +10,6 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 )
 
-// systemKeyspaces are Cassandra's own keyspaces (SchemaConstants), whose
-// tables are not served.
-var systemKeyspaces = map[string]bool{
-	"system": true, "system_schema": true, "system_auth": true,
-	"system_distributed": true, "system_traces": true, "system_views": true,
-	"system_virtual_schema": true, "system_cluster_metadata": true, "system_accord": true,
-}
-
 // FromCassandra reads every table of the node's non-system keyspaces from
 // system_schema (tables, columns, types, dropped_columns), with
 // system.local's schema_version. The version is read before and after the
@@ -72,7 +64,7 @@ func readTables(ctx context.Context, s *gocql.Session) ([]*Table, error) {
 	var id gocql.UUID
 	iter := s.Query("SELECT keyspace_name, table_name, id FROM system_schema.tables").WithContext(ctx).Iter()
 	for iter.Scan(&ks, &name, &id) {
-		if systemKeyspaces[ks] {
+		if IsSystemKeyspace(ks) {
 			continue
 		}
 		t := &Table{Keyspace: ks, Name: name, ID: strings.ReplaceAll(id.String(), "-", ""), Dropped: map[string]int64{}, Source: SourceCassandra}
@@ -111,7 +103,7 @@ func readTypes(ctx context.Context, s *gocql.Session) (map[typeKey]*userType, er
 	iter := s.Query("SELECT keyspace_name, type_name, field_names, field_types FROM system_schema.types").WithContext(ctx).Iter()
 	defer iter.Close() // on early returns; Close is idempotent
 	for iter.Scan(&ks, &name, &names, &ftypes) {
-		if systemKeyspaces[ks] {
+		if IsSystemKeyspace(ks) {
 			continue
 		}
 		if len(names) != len(ftypes) {

@@ -158,3 +158,20 @@ func TestCatalogSchemaFile(t *testing.T) {
 		t.Errorf("malformed file: %v", err)
 	}
 }
+
+// IsSystemKeyspace follows Cassandra's SchemaConstants.isSystemKeyspace:
+// the fixed names, in any case; a user keyspace that only starts with
+// "system" (which Cassandra lets a user create) is not one.
+func TestIsSystemKeyspace(t *testing.T) {
+	for _, ks := range []string{"system", "system_schema", "system_auth", "system_distributed", "system_traces",
+		"system_views", "system_virtual_schema", "system_cluster_metadata", "system_accord", "system_metrics", "System_Auth", "SYSTEM"} {
+		if !IsSystemKeyspace(ks) {
+			t.Errorf("%s: not a system keyspace", ks)
+		}
+	}
+	for _, ks := range []string{"", "s", "sys", "systems", "system_foo", "systemauth", "my_system", "ks", "corpus"} {
+		if IsSystemKeyspace(ks) {
+			t.Errorf("%s: a system keyspace", ks)
+		}
+	}
+}

@@ -1,0 +1,112 @@
+package flightserver_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/sstable-flight/sstable-flight/flightserver"
+	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+)
+
+// lockedBuffer collects a server's log lines, written from its RPCs'
+// goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestSystemKeyspacesNeverServed serves a real node's data directory
+// (read in place, never written) with schemas from files, as a server
+// without --cassandra does: Cassandra's system keyspaces are on disk
+// there (system_auth.roles holds password hashes), yet ListFlights must
+// not list them nor log a warning about them, and every RPC that names a
+// table in one must be PERMISSION_DENIED, however its name is cased.
+func TestSystemKeyspacesNeverServed(t *testing.T) {
+	node := cassandratest.Shared(t)
+	for _, ks := range []string{"system", "system_auth", "system_schema"} {
+		if _, err := os.Stat(filepath.Join(node.DataDir(), ks)); err != nil {
+			t.Fatalf("the node has no %s directory to hide: %v", ks, err)
+		}
+	}
+	logs := &lockedBuffer{}
+	ts := startServer(t, "", func(c *flightserver.Config) {
+		c.DataDir = node.DataDir()
+		c.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	})
+	ctx := context.Background()
+
+	for call := range 2 { // the warnings came on every call
+		stream, err := ts.client.ListFlights(ctx, &flight.Criteria{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			info, err := stream.Recv()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p := info.FlightDescriptor.GetPath(); strings.HasPrefix(strings.ToLower(p[0]), "system") {
+				t.Errorf("call %d lists %s.%s", call, p[0], p[1])
+			}
+		}
+	}
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, "table=system") {
+			t.Errorf("logged: %s", line)
+		}
+	}
+
+	denied := func(what string, err error) {
+		t.Helper()
+		if status.Code(err) != codes.PermissionDenied {
+			t.Errorf("%s: %v, want PermissionDenied", what, err)
+		}
+	}
+	for _, name := range [][2]string{{"system_auth", "roles"}, {"system", "local"}, {"system_schema", "tables"}, {"System_Auth", "roles"}} {
+		ks, tbl := name[0], name[1]
+		what := ks + "." + tbl
+		_, err := ts.client.GetFlightInfo(ctx, path(ks, tbl))
+		denied("GetFlightInfo "+what, err)
+		_, err = ts.client.GetFlightInfo(ctx, cmd(t, map[string]any{"version": 1, "keyspace": ks, "table": tbl}))
+		denied("GetFlightInfo command "+what, err)
+		_, err = ts.client.GetSchema(ctx, path(ks, tbl))
+		denied("GetSchema "+what, err)
+		ticket := `{"v":1,"ks":"` + ks + `","t":"` + tbl + `","range":["0","0"],"now":1700000000}`
+		denied("DoGet ticket "+what, doGetErr(ctx, ts.client, []byte(ticket)))
+		epoch := `{"v":1,"ks":"` + ks + `","t":"` + tbl + `","range":["0","0"],"now":1700000000,"epoch":"1"}`
+		denied("DoGet ticket with epoch "+what, doGetErr(ctx, ts.client, []byte(epoch)))
+		command := `{"version":1,"keyspace":"` + ks + `","table":"` + tbl + `","splits":1}`
+		denied("DoGet command "+what, doGetErr(ctx, ts.client, []byte(command)))
+		stream, err := ts.client.DoAction(ctx, &flight.Action{Type: flightserver.ActionTableStats, Body: []byte(`{"keyspace":"` + ks + `","table":"` + tbl + `"}`)})
+		if err == nil {
+			_, err = stream.Recv()
+		}
+		denied("table-stats "+what, err)
+	}
+}
