@@ -26,6 +26,7 @@
 //	html.go       the HTML report: charts over the ramp and every step
 //	run.go        Run: the whole ramp, both arms
 //
-// and Lane A (cmd/bench-lane-a), whose lanea*.go files are listed in
-// lanea.go.
+// Lane A (package loadgen/lanea, cmd/bench-lane-a) builds its goals on
+// Run, DialFlight, ReadEndpoints and ScrapeMetrics; imports flow from
+// lanea to loadgen only.
 package loadgen

@@ -24,11 +24,12 @@ type Result struct {
 
 func (r *Result) add(o Result) { r.Rows += o.Rows; r.Bytes += o.Bytes }
 
-// dialFlight opens one client connection for all workers: a Flight
-// client multiplexes streams over one HTTP/2 connection, as pyarrow and
-// the Trino connector do. The caller's dial options (a test's delaying
-// interceptor) come after ours.
-func dialFlight(cfg *Config) (flight.Client, error) {
+// DialFlight opens one client connection to cfg.Addr, with cfg's bearer
+// token and dial options, for all workers: a Flight client multiplexes
+// streams over one HTTP/2 connection, as pyarrow and the Trino connector
+// do. The caller's dial options (a test's delaying interceptor) come
+// after ours.
+func DialFlight(cfg *Config) (flight.Client, error) {
 	opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
 	if cfg.Token != "" {
 		opts = append(opts, bearer(cfg.Token)...)
@@ -82,10 +83,11 @@ func readStream(ctx context.Context, c flight.Client, t *flight.Ticket) (Result,
 	return res, nil
 }
 
-// readEndpoints reads every endpoint of an op, at most fanout at once
-// (0: all at once). The first failure cancels the others and is the op's
-// error: an op either reads everything or counts as failed.
-func readEndpoints(ctx context.Context, c flight.Client, eps []*flight.FlightEndpoint, fanout int) (Result, error) {
+// ReadEndpoints reads every endpoint of an op, at most fanout at once
+// (0: all at once), counting rows and Arrow buffer bytes. The first
+// failure cancels the others and is the op's error: an op either reads
+// everything or counts as failed.
+func ReadEndpoints(ctx context.Context, c flight.Client, eps []*flight.FlightEndpoint, fanout int) (Result, error) {
 	if len(eps) == 1 {
 		return readStream(ctx, c, eps[0].Ticket)
 	}

@@ -147,7 +147,7 @@ func compact(v float64) string {
 }
 
 var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"ms": func(us int64) string { return strconv.FormatFloat(float64(us)/1000, 'f', 3, 64) },
+	"ms": FormatMS,
 	"f0": func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) },
 	"mib": func(b *int64) string {
 		if b == nil {

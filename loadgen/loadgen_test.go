@@ -22,7 +22,7 @@ import (
 func target(t *testing.T, cfg Config) (*flightTarget, *plan, *TableSchema) {
 	t.Helper()
 	cfg.defaults()
-	c, err := dialFlight(&cfg)
+	c, err := DialFlight(&cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestSampleKeys(t *testing.T) {
 	exp := loadExpected(t, "many")
 	cfg := ts.config("many", ShapePoint)
 	cfg.defaults()
-	c, err := dialFlight(&cfg)
+	c, err := DialFlight(&cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

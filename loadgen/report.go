@@ -73,10 +73,10 @@ func (r *reporter) step(s Step) error {
 	out := r.cfg.Out
 	fmt.Fprintf(out, "%5d %9d %10.1f %11.1f %8.2f %9s %9s %9s %9s %9s %6d %7d %8s %7s %11s\n",
 		s.Concurrency, s.Ops, s.OpsPerSec, s.RowsPerSec, s.BytesPerSec/1e6,
-		ms(s.P50US), ms(s.P90US), ms(s.P99US), ms(s.P999US), ms(s.MaxUS), s.Errors, s.Unavailable,
+		FormatMS(s.P50US), FormatMS(s.P90US), FormatMS(s.P99US), FormatMS(s.P999US), FormatMS(s.MaxUS), s.Errors, s.Unavailable,
 		optInt(s.ServerRSSBytes, 1<<20), optFloat(s.ServerCPUSeconds, "%.2f"), optFloat(s.RowsPerCPUSecond, "%.0f"))
 	if s.Errors > 0 {
-		fmt.Fprintf(out, "      errors: %s\n", errorCodes(s.ErrorsByCode))
+		fmt.Fprintf(out, "      errors: %s\n", FormatErrorCodes(s.ErrorsByCode))
 	}
 	if s.Clamped > 0 {
 		fmt.Fprintf(out, "      %d latencies over 60 s recorded as 60 s\n", s.Clamped)
@@ -155,7 +155,9 @@ func ratio(a, b float64) string {
 	return fmt.Sprintf("%.2fx", a/b)
 }
 
-func ms(us int64) string { return strconv.FormatFloat(float64(us)/1000, 'f', 3, 64) }
+// FormatMS spells µs as milliseconds with three decimals (µs resolution),
+// as every table of the rig does.
+func FormatMS(us int64) string { return strconv.FormatFloat(float64(us)/1000, 'f', 3, 64) }
 
 func optInt(v *int64, div int64) string {
 	if v == nil {
@@ -171,8 +173,8 @@ func optFloat(v *float64, format string) string {
 	return fmt.Sprintf(format, *v)
 }
 
-// errorCodes spells an error count map as "Code=n ..." in a stable order.
-func errorCodes(m map[string]int64) string {
+// FormatErrorCodes spells an error count map as "Code=n ..." in a stable order.
+func FormatErrorCodes(m map[string]int64) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -209,7 +211,7 @@ func csvRow(s Step) []string {
 	}
 	return []string{
 		s.Arm, s.Keyspace, s.Table, s.Shape, s.Mode, strconv.Itoa(s.Concurrency), f(s.TargetRate), s.Started.UTC().Format(time.RFC3339Nano), f(s.Seconds),
-		i(s.Ops), i(s.Errors), i(s.Unavailable), errorCodes(s.ErrorsByCode), i(s.Rows), i(s.Bytes), f(s.OpsPerSec), f(s.RowsPerSec), f(s.BytesPerSec),
+		i(s.Ops), i(s.Errors), i(s.Unavailable), FormatErrorCodes(s.ErrorsByCode), i(s.Rows), i(s.Bytes), f(s.OpsPerSec), f(s.RowsPerSec), f(s.BytesPerSec),
 		i(s.P50US), i(s.P90US), i(s.P99US), i(s.P999US), i(s.MaxUS), f(s.MeanUS), i(s.Clamped),
 		oi(s.ServerRSSBytes), of(s.ServerCPUSeconds), of(s.RowsPerCPUSecond), oi(s.ServerSheds),
 	}

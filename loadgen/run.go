@@ -24,7 +24,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	fc, err := dialFlight(&cfg)
+	fc, err := DialFlight(&cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -56,21 +57,9 @@ func (s *scraper) close() {
 }
 
 func (s *scraper) scrape(ctx context.Context) (serverSample, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+	m, err := s.get(ctx, metricRSS, metricCPU, metricSheds)
 	if err != nil {
-		return serverSample{}, fmt.Errorf("scrape %s: %w", s.url, err)
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return serverSample{}, fmt.Errorf("scrape %s: %w", s.url, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return serverSample{}, fmt.Errorf("scrape %s: %s", s.url, resp.Status)
-	}
-	m, err := parseMetrics(resp.Body, metricRSS, metricCPU, metricSheds)
-	if err != nil {
-		return serverSample{}, fmt.Errorf("scrape %s: %w", s.url, err)
+		return serverSample{}, err
 	}
 	if _, ok := m[metricCPU]; !ok {
 		return serverSample{}, fmt.Errorf("scrape %s: no %s: not the server's metrics?", s.url, metricCPU)
@@ -146,4 +135,16 @@ func (s *scraper) get(ctx context.Context, names ...string) (map[string]float64,
 		return nil, fmt.Errorf("scrape %s: %w", s.url, err)
 	}
 	return m, nil
+}
+
+// ScrapeMetrics reads the named metrics from a Prometheus endpoint once,
+// each summed over its label sets; a metric the endpoint lacks is absent
+// from the map.
+func ScrapeMetrics(ctx context.Context, url string, names ...string) (map[string]float64, error) {
+	if url == "" {
+		return nil, errors.New("scrape metrics: no URL")
+	}
+	s := newScraper(url)
+	defer s.close()
+	return s.get(ctx, names...)
 }

@@ -50,7 +50,7 @@ func TestSliceRowsExact(t *testing.T) {
 	rows := clusteredRows(t)
 	cfg := ts.config("clustered", ShapeSlice)
 	cfg.defaults()
-	c, err := dialFlight(&cfg)
+	c, err := DialFlight(&cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,7 +105,7 @@ func (t *flightTarget) Do(ctx context.Context, op uint64) (Result, error) {
 	if (t.shape == ShapePoint || t.shape == ShapeLimit || t.shape == ShapeSlice) && len(info.Endpoint) != 1 {
 		return Result{}, fmt.Errorf("%s op planned %d endpoints, want 1", t.shape, len(info.Endpoint))
 	}
-	return readEndpoints(ctx, t.c, info.Endpoint, t.fanout)
+	return ReadEndpoints(ctx, t.c, info.Endpoint, t.fanout)
 }
 
 // mixTarget runs each op as one of the mix's shapes, drawn from the seed

@@ -23,6 +23,6 @@
 //	eval "$(go run ./cmd/cassandra-harness env -dir build/lane-a-node)"
 //	go run ./cmd/bench-lane-a -reuse
 //
-// The work is in package loadgen (lanea*.go); this command is flags and
-// wiring only.
+// The work is in package loadgen/lanea, which drives package loadgen's
+// ramps; this command is flags and wiring only.
 package main

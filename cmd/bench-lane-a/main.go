@@ -15,6 +15,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 	"github.com/sstable-flight/sstable-flight/loadgen"
+	"github.com/sstable-flight/sstable-flight/loadgen/lanea"
 )
 
 func main() {
@@ -25,9 +26,9 @@ func main() {
 }
 
 func run() error {
-	t := loadgen.DefaultLaneATargets()
-	d := loadgen.LaneADataset{Keyspace: "lanea", ValueBytes: 100}
-	var cfg loadgen.LaneAConfig
+	t := lanea.DefaultTargets()
+	d := lanea.Dataset{Keyspace: "lanea", ValueBytes: 100}
+	var cfg lanea.Config
 	flag.IntVar(&d.KVRows, "kv-rows", 1_000_000, "rows of lanea.kv (text key, 100-byte text value)")
 	flag.IntVar(&d.TSPartitions, "ts-partitions", 100_000, "partitions of lanea.ts")
 	flag.IntVar(&d.TSRowsPerPartition, "ts-rows", 10, "rows per partition of lanea.ts")
@@ -77,7 +78,7 @@ func run() error {
 	// stopped and what was measured is reported.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	header := loadgen.LaneAMachine(ctx, time.Now())
+	header := lanea.Machine(ctx, time.Now())
 	header.Command = command()
 
 	dir := os.Getenv(cassandratest.EnvDir)
@@ -98,7 +99,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	err = loadgen.GenerateLaneA(ctx, session, node, node.DataDir(), &d, *reuse, os.Stdout)
+	err = lanea.Generate(ctx, session, node, node.DataDir(), &d, *reuse, os.Stdout)
 	session.Close()
 	if err != nil {
 		return err
@@ -110,7 +111,7 @@ func run() error {
 	if bin == "" {
 		bin = filepath.Join(cfg.OutDir, "sstable-flight")
 		fmt.Printf("lane-a: building %s\n", bin)
-		if err := loadgen.BuildServer(ctx, cfg.GoBin, bin); err != nil {
+		if err := lanea.BuildServer(ctx, cfg.GoBin, bin); err != nil {
 			return err
 		}
 	}
@@ -123,7 +124,7 @@ func run() error {
 		return fmt.Errorf("create server log: %w", err)
 	}
 	defer logf.Close()
-	cfg.Server = loadgen.ServerSpec{
+	cfg.Server = lanea.ServerSpec{
 		Bin: bin, DataDir: node.DataDir(), Cassandra: node.Addr(),
 		SnapshotDir: filepath.Join(node.Dir, "lane-a-snapshots"),
 		ExtraArgs:   strings.Fields(*serverArgs), Log: logf,
@@ -138,8 +139,8 @@ func run() error {
 		"overload %d clients × %s; sstable-flight with --cassandra, hard-link snapshots, default admission%s",
 		cfg.Step, cfg.Warmup, cfg.Seed, *ramp, cfg.Keys, pointPath, *scanRamp, cfg.ScanSplits, t.OverloadClients, t.OverloadDuration, serverArgsNote(*serverArgs))
 
-	m, runErr := loadgen.RunLaneA(ctx, cfg)
-	rep := loadgen.NewLaneAReport(header, t, m, runErr)
+	m, runErr := lanea.Run(ctx, cfg)
+	rep := lanea.NewReport(header, t, m, runErr)
 	md := rep.Markdown(1, "Lane A performance record (issue #7)")
 	fmt.Print("\n" + md)
 	if err := writeReport(cfg.OutDir, rep, md); err != nil {
@@ -150,7 +151,7 @@ func run() error {
 			fmt.Fprintf(os.Stderr, "bench-lane-a: %s left as it was: the run is incomplete\n", *updateDoc)
 		} else {
 			title := header.Date.Format("2006-01-02") + " — Lane A (issue #7), `make bench-lane-a`"
-			if err := loadgen.UpdateLaneADoc(*updateDoc, []byte(rep.Markdown(3, title))); err != nil {
+			if err := lanea.UpdateDoc(*updateDoc, []byte(rep.Markdown(3, title))); err != nil {
 				return err
 			}
 			fmt.Printf("lane-a: updated %s\n", *updateDoc)
@@ -159,7 +160,7 @@ func run() error {
 	return runErr
 }
 
-func writeReport(dir string, rep *loadgen.LaneAReport, md string) error {
+func writeReport(dir string, rep *lanea.Report, md string) error {
 	js, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode report: %w", err)

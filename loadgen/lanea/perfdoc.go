@@ -1,4 +1,4 @@
-package loadgen
+package lanea
 
 import (
 	"bytes"
@@ -11,20 +11,20 @@ import (
 // the text between them is rewritten, so the rest of the file, edited by
 // hand, stays byte for byte as it was.
 const (
-	LaneABeginMarker = "<!-- lane-a:begin -->"
-	LaneAEndMarker   = "<!-- lane-a:end -->"
-	laneASection     = "## Lane A (issue #7)"
+	BeginMarker    = "<!-- lane-a:begin -->"
+	EndMarker      = "<!-- lane-a:end -->"
+	sectionHeading = "## Lane A (issue #7)"
 )
 
-// ReplaceLaneASection returns doc with the lines between the marker lines
+// ReplaceSection returns doc with the lines between the marker lines
 // replaced by section. Without markers it appends a "## Lane A (issue #7)"
 // section holding them. Markers out of order, repeated, or only one of
 // the two are an error: guessing would lose hand-written text.
-func ReplaceLaneASection(doc, section []byte) ([]byte, error) {
+func ReplaceSection(doc, section []byte) ([]byte, error) {
 	if len(section) > 0 && section[len(section)-1] != '\n' {
 		section = append(section[:len(section):len(section)], '\n')
 	}
-	begins, ends := markerLines(doc, LaneABeginMarker), markerLines(doc, LaneAEndMarker)
+	begins, ends := markerLines(doc, BeginMarker), markerLines(doc, EndMarker)
 	switch {
 	case len(begins) == 0 && len(ends) == 0:
 		var out bytes.Buffer
@@ -35,15 +35,15 @@ func ReplaceLaneASection(doc, section []byte) ([]byte, error) {
 		if len(doc) > 0 {
 			out.WriteByte('\n')
 		}
-		fmt.Fprintf(&out, "%s\n\n%s\n", laneASection, LaneABeginMarker)
+		fmt.Fprintf(&out, "%s\n\n%s\n", sectionHeading, BeginMarker)
 		out.Write(section)
-		fmt.Fprintf(&out, "%s\n", LaneAEndMarker)
+		fmt.Fprintf(&out, "%s\n", EndMarker)
 		return out.Bytes(), nil
 	case len(begins) != 1 || len(ends) != 1:
 		return nil, fmt.Errorf("replace lane a section: want one %s line and one %s line, found %d and %d",
-			LaneABeginMarker, LaneAEndMarker, len(begins), len(ends))
+			BeginMarker, EndMarker, len(begins), len(ends))
 	case ends[0].start < begins[0].end:
-		return nil, fmt.Errorf("replace lane a section: %s comes before %s", LaneAEndMarker, LaneABeginMarker)
+		return nil, fmt.Errorf("replace lane a section: %s comes before %s", EndMarker, BeginMarker)
 	}
 	// The end marker's line follows the begin marker's, so the begin
 	// line ends in a newline and doc[:b.end] keeps it.
@@ -77,14 +77,14 @@ func markerLines(doc []byte, marker string) []lineSpan {
 	return out
 }
 
-// UpdateLaneADoc rewrites path's Lane A section with section, through a
+// UpdateDoc rewrites path's Lane A section with section, through a
 // temporary file renamed over it, so a failed write leaves it whole.
-func UpdateLaneADoc(path string, section []byte) error {
+func UpdateDoc(path string, section []byte) error {
 	doc, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("update %s: %w", path, err)
 	}
-	out, err := ReplaceLaneASection(doc, section)
+	out, err := ReplaceSection(doc, section)
 	if err != nil {
 		return fmt.Errorf("update %s: %w", path, err)
 	}

@@ -1,4 +1,4 @@
-package loadgen
+package lanea
 
 import (
 	"bufio"
@@ -17,6 +17,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/sstable-flight/sstable-flight/loadgen"
 )
 
 // ServerSpec is how Lane A starts sstable-flight: a separate process
@@ -40,6 +42,13 @@ type ServerProc struct {
 	done      chan struct{} // closed once the process was reaped
 	waitErr   error
 }
+
+// The server's metrics Lane A reads itself (docs/operations.md); the
+// ramps' RSS and CPU figures are loadgen's.
+const (
+	metricRSS     = "process_resident_memory_bytes"
+	metricStarted = "process_start_time_seconds"
+)
 
 const (
 	serverStartTimeout = 30 * time.Second
@@ -146,9 +155,7 @@ func (p *ServerProc) Alive() bool {
 
 // Metrics scrapes the named metrics once.
 func (p *ServerProc) Metrics(ctx context.Context, names ...string) (map[string]float64, error) {
-	sc := newScraper(p.MetricsURL())
-	defer sc.close()
-	return sc.get(ctx, names...)
+	return loadgen.ScrapeMetrics(ctx, p.MetricsURL(), names...)
 }
 
 // PeakRSS is the process's lifetime peak resident set (VmHWM), 0 if

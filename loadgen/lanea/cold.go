@@ -1,4 +1,4 @@
-package loadgen
+package lanea
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
+
+	"github.com/sstable-flight/sstable-flight/loadgen"
 )
 
 // coldTouch times the first query of a table on a server nothing has
@@ -18,7 +20,7 @@ import (
 // handshake's.
 func coldTouch(ctx context.Context, addr, keyspace, table string, key map[string]any, wantRows int64) (ColdTouch, error) {
 	ct := ColdTouch{Table: keyspace + "." + table, WantRows: wantRows}
-	c, err := dialFlight(&Config{Addr: addr})
+	c, err := loadgen.DialFlight(&loadgen.Config{Addr: addr})
 	if err != nil {
 		return ct, err
 	}
@@ -38,7 +40,7 @@ func coldTouch(ctx context.Context, addr, keyspace, table string, key map[string
 		return ct, fmt.Errorf("touch %s: get flight info: %w", ct.Table, err)
 	}
 	t1 := time.Now()
-	res, err := readEndpoints(ctx, c, info.Endpoint, 0)
+	res, err := loadgen.ReadEndpoints(ctx, c, info.Endpoint, 0)
 	t2 := time.Now()
 	if err != nil {
 		return ct, fmt.Errorf("touch %s: %w", ct.Table, err)

@@ -1,4 +1,4 @@
-package loadgen
+package lanea
 
 import (
 	"context"
@@ -15,10 +15,10 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 )
 
-// LaneADataset is Lane A's data: a narrow key-value table and a
+// Dataset is Lane A's data: a narrow key-value table and a
 // time-series table, written through CQL and major-compacted to one
 // SSTable each, so both arms read what Cassandra itself wrote.
-type LaneADataset struct {
+type Dataset struct {
 	Keyspace           string `json:"keyspace"`
 	KVRows             int    `json:"kv_rows"`       // kv (k text PRIMARY KEY, v text)
 	ValueBytes         int    `json:"value_bytes"`   // length of kv.v
@@ -26,13 +26,13 @@ type LaneADataset struct {
 	TSRowsPerPartition int    `json:"ts_rows_per_partition"`
 
 	// What the data directory held after generation.
-	Reused       bool              `json:"reused"`        // -reuse found the expected rows
-	WriteSeconds float64           `json:"write_seconds"` // CQL writes, flush and compaction
-	Tables       []LaneATableFiles `json:"tables"`
+	Reused       bool         `json:"reused"`        // -reuse found the expected rows
+	WriteSeconds float64      `json:"write_seconds"` // CQL writes, flush and compaction
+	Tables       []TableFiles `json:"tables"`
 }
 
-// LaneATableFiles is one table's SSTables on disk.
-type LaneATableFiles struct {
+// TableFiles is one table's SSTables on disk.
+type TableFiles struct {
 	Table     string `json:"table"`
 	Dir       string `json:"dir"`
 	SSTables  int    `json:"sstables"`
@@ -50,26 +50,26 @@ type NodeTool interface {
 
 // Lane A's tables.
 const (
-	LaneAKV = "kv"
-	LaneATS = "ts"
+	KVTable = "kv"
+	TSTable = "ts"
 )
 
-// laneAKey is kv's key of row i; laneASeries is ts's partition key p.
-func laneAKey(i int) string    { return fmt.Sprintf("k%010d", i) }
-func laneASeries(p int) string { return fmt.Sprintf("series-%08d", p) }
+// kvKey is kv's key of row i; tsSeries is ts's partition key p.
+func kvKey(i int) string    { return fmt.Sprintf("k%010d", i) }
+func tsSeries(p int) string { return fmt.Sprintf("series-%08d", p) }
 
 // tsEpoch is the first timestamp of every series; rows are a minute apart.
 var tsEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// GenerateLaneA makes d's tables hold d's rows in one SSTable each. With
+// Generate makes d's tables hold d's rows in one SSTable each. With
 // reuse, tables that already hold the expected row counts are kept (and
 // only compacted if they have more than one SSTable); otherwise the
 // keyspace is dropped and written anew through batches on parallel
 // workers, then flushed and compacted.
-func GenerateLaneA(ctx context.Context, s *gocql.Session, nt NodeTool, dataDir string, d *LaneADataset, reuse bool, log io.Writer) error {
+func Generate(ctx context.Context, s *gocql.Session, nt NodeTool, dataDir string, d *Dataset, reuse bool, log io.Writer) error {
 	start := time.Now()
 	if reuse {
-		ok, err := laneAHasRows(s, d)
+		ok, err := hasRows(s, d)
 		if err != nil {
 			fmt.Fprintf(log, "lane-a: reuse: %v; writing the data anew\n", err)
 		}
@@ -82,12 +82,12 @@ func GenerateLaneA(ctx context.Context, s *gocql.Session, nt NodeTool, dataDir s
 			return fmt.Errorf("flush %s: %w", d.Keyspace, err)
 		}
 	} else {
-		if err := writeLaneA(ctx, s, nt, d, log); err != nil {
+		if err := writeDataset(ctx, s, nt, d, log); err != nil {
 			return err
 		}
 	}
-	for _, t := range []string{LaneAKV, LaneATS} {
-		files, err := laneATableFiles(s, dataDir, d.Keyspace, t)
+	for _, t := range []string{KVTable, TSTable} {
+		files, err := tableFiles(s, dataDir, d.Keyspace, t)
 		if err != nil {
 			return err
 		}
@@ -96,7 +96,7 @@ func GenerateLaneA(ctx context.Context, s *gocql.Session, nt NodeTool, dataDir s
 			if err := nt.Compact(ctx, d.Keyspace, t); err != nil {
 				return fmt.Errorf("compact %s: %w", files.Table, err)
 			}
-			if files, err = laneATableFiles(s, dataDir, d.Keyspace, t); err != nil {
+			if files, err = tableFiles(s, dataDir, d.Keyspace, t); err != nil {
 				return err
 			}
 			if files.SSTables != 1 {
@@ -109,9 +109,10 @@ func GenerateLaneA(ctx context.Context, s *gocql.Session, nt NodeTool, dataDir s
 	return nil
 }
 
-// laneAHasRows counts both tables' rows with paged CQL scans of their key
-// columns.
-func laneAHasRows(s *gocql.Session, d *LaneADataset) (bool, error) {
+// hasRows counts both tables' rows with paged CQL scans of their key
+// columns. The scanner steps over each row without decoding it: only
+// the count matters.
+func hasRows(s *gocql.Session, d *Dataset) (bool, error) {
 	for _, c := range []struct {
 		q    string
 		want int
@@ -119,13 +120,12 @@ func laneAHasRows(s *gocql.Session, d *LaneADataset) (bool, error) {
 		{"SELECT k FROM " + d.Keyspace + ".kv", d.KVRows},
 		{"SELECT series FROM " + d.Keyspace + ".ts", d.TSPartitions * d.TSRowsPerPartition},
 	} {
-		it := s.Query(c.q).PageSize(10_000).Iter()
+		sc := s.Query(c.q).PageSize(10_000).Iter().Scanner()
 		n := 0
-		var skip byteCount
-		for it.Scan(&skip) {
+		for sc.Next() {
 			n++
 		}
-		if err := it.Close(); err != nil {
+		if err := sc.Err(); err != nil {
 			return false, fmt.Errorf("count rows: %s: %w", c.q, err)
 		}
 		if n != c.want {
@@ -135,7 +135,7 @@ func laneAHasRows(s *gocql.Session, d *LaneADataset) (bool, error) {
 	return true, nil
 }
 
-func writeLaneA(ctx context.Context, s *gocql.Session, nt NodeTool, d *LaneADataset, log io.Writer) error {
+func writeDataset(ctx context.Context, s *gocql.Session, nt NodeTool, d *Dataset, log io.Writer) error {
 	ks := d.Keyspace
 	for _, q := range []string{
 		"DROP KEYSPACE IF EXISTS " + ks,
@@ -155,7 +155,7 @@ func writeLaneA(ctx context.Context, s *gocql.Session, nt NodeTool, d *LaneAData
 	t0 := time.Now()
 	insKV := "INSERT INTO " + ks + ".kv (k, v) VALUES (?, ?)"
 	err := writeBatches(ctx, s, d.KVRows, 100, log, "kv rows", func(b *gocql.Batch, i int) {
-		b.Query(insKV, laneAKey(i), laneAValue(i, d.ValueBytes))
+		b.Query(insKV, kvKey(i), kvValue(i, d.ValueBytes))
 	})
 	if err != nil {
 		return fmt.Errorf("write %s.kv: %w", ks, err)
@@ -168,7 +168,7 @@ func writeLaneA(ctx context.Context, s *gocql.Session, nt NodeTool, d *LaneAData
 	err = writeBatches(ctx, s, d.TSPartitions, perBatch, log, "ts partitions", func(b *gocql.Batch, p int) {
 		r := rand.New(rand.NewPCG(uint64(p), 2))
 		for j := range d.TSRowsPerPartition {
-			b.Query(insTS, laneASeries(p), tsEpoch.Add(time.Duration(j)*time.Minute), r.NormFloat64()*10+50, fmt.Sprintf("tag-%d", r.IntN(8)))
+			b.Query(insTS, tsSeries(p), tsEpoch.Add(time.Duration(j)*time.Minute), r.NormFloat64()*10+50, fmt.Sprintf("tag-%d", r.IntN(8)))
 		}
 	})
 	if err != nil {
@@ -179,17 +179,17 @@ func writeLaneA(ctx context.Context, s *gocql.Session, nt NodeTool, d *LaneAData
 	if err := nt.Flush(ctx, ks); err != nil {
 		return fmt.Errorf("flush %s: %w", ks, err)
 	}
-	if err := nt.Compact(ctx, ks, LaneAKV, LaneATS); err != nil {
+	if err := nt.Compact(ctx, ks, KVTable, TSTable); err != nil {
 		return fmt.Errorf("compact %s: %w", ks, err)
 	}
 	fmt.Fprintf(log, "lane-a: flushed and compacted in %s\n", time.Since(t0).Round(time.Millisecond))
 	return nil
 }
 
-// laneAValue is kv's value of row i: n letters from a seeded stream, so
+// kvValue is kv's value of row i: n letters from a seeded stream, so
 // the value compresses about as much as text does, not to nothing as a
 // repeated letter would.
-func laneAValue(i, n int) string {
+func kvValue(i, n int) string {
 	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -"
 	r := rand.New(rand.NewPCG(uint64(i), 1))
 	var b strings.Builder
@@ -245,10 +245,10 @@ func writeBatches(ctx context.Context, s *gocql.Session, n, per int, log io.Writ
 	return ctx.Err()
 }
 
-// laneATableFiles finds the table's directory by its id (a dropped
+// tableFiles finds the table's directory by its id (a dropped
 // table's directory may remain beside it) and sums its SSTables.
-func laneATableFiles(s *gocql.Session, dataDir, ks, table string) (LaneATableFiles, error) {
-	f := LaneATableFiles{Table: ks + "." + table}
+func tableFiles(s *gocql.Session, dataDir, ks, table string) (TableFiles, error) {
+	f := TableFiles{Table: ks + "." + table}
 	var id gocql.UUID
 	if err := s.Query("SELECT id FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?", ks, table).Scan(&id); err != nil {
 		return f, fmt.Errorf("read id of %s: %w", f.Table, err)

@@ -1,14 +1,16 @@
-package loadgen
+package lanea
 
 import (
 	"fmt"
 	"time"
+
+	"github.com/sstable-flight/sstable-flight/loadgen"
 )
 
-// LaneATargets are the goals of issue #7's Lane A. They are what the issue
+// Targets are the goals of issue #7's Lane A. They are what the issue
 // asks for, never a result: every report row computes met or not met from
 // the measured figure beside its target.
-type LaneATargets struct {
+type Targets struct {
 	KeyedP50         time.Duration `json:"keyed_p50_ns"`         // A1
 	KeyedP99         time.Duration `json:"keyed_p99_ns"`         // A1
 	KeyedQPSRatio    float64       `json:"keyed_qps_ratio"`      // A2: best Flight qps / best CQL qps
@@ -21,9 +23,9 @@ type LaneATargets struct {
 	OverloadDuration time.Duration `json:"overload_duration_ns"` // A5
 }
 
-// DefaultLaneATargets are the issue's figures.
-func DefaultLaneATargets() LaneATargets {
-	return LaneATargets{
+// DefaultTargets are the issue's figures.
+func DefaultTargets() Targets {
+	return Targets{
 		KeyedP50:         500 * time.Microsecond,
 		KeyedP99:         2 * time.Millisecond,
 		KeyedQPSRatio:    1,
@@ -117,7 +119,7 @@ func latencyRow(measure string, us int64, ok bool, target time.Duration, cqlUS i
 }
 
 // errorRow requires no error other than UNAVAILABLE in the Flight steps.
-func errorRow(fl, cq []Step) GoalRow {
+func errorRow(fl, cq []loadgen.Step) GoalRow {
 	var errs, unavail, cerrs int64
 	for _, s := range fl {
 		errs, unavail = errs+s.Errors, unavail+s.Unavailable
@@ -140,18 +142,18 @@ func errorRow(fl, cq []Step) GoalRow {
 }
 
 // stepAt is the first step run at concurrency conc that completed ops.
-func stepAt(steps []Step, conc int) (Step, bool) {
+func stepAt(steps []loadgen.Step, conc int) (loadgen.Step, bool) {
 	for _, s := range steps {
 		if s.Concurrency == conc && s.Ops > 0 {
 			return s, true
 		}
 	}
-	return Step{}, false
+	return loadgen.Step{}, false
 }
 
 // best is the step with the highest value of f (and at least one op).
-func best(steps []Step, f func(Step) float64) (Step, bool) {
-	var b Step
+func best(steps []loadgen.Step, f func(loadgen.Step) float64) (loadgen.Step, bool) {
+	var b loadgen.Step
 	found := false
 	for _, s := range steps {
 		if s.Ops > 0 && (!found || f(s) > f(b)) {
@@ -162,7 +164,7 @@ func best(steps []Step, f func(Step) float64) (Step, bool) {
 }
 
 // GoalA1 is the warm keyed read: the concurrency-1 step of the point ramp.
-func GoalA1(fl, cq []Step, t LaneATargets) Goal {
+func GoalA1(fl, cq []loadgen.Step, t Targets) Goal {
 	g := Goal{ID: "A1", Title: "warm keyed read", What: "point reads of lanea.kv, one at a time (concurrency 1), after warm-up"}
 	f, fok := stepAt(fl, 1)
 	c, cok := stepAt(cq, 1)
@@ -182,8 +184,8 @@ func GoalA1(fl, cq []Step, t LaneATargets) Goal {
 	return g.finish()
 }
 
-func onlyConc(steps []Step, conc int) []Step {
-	var out []Step
+func onlyConc(steps []loadgen.Step, conc int) []loadgen.Step {
+	var out []loadgen.Step
 	for _, s := range steps {
 		if s.Concurrency == conc {
 			out = append(out, s)
@@ -193,9 +195,9 @@ func onlyConc(steps []Step, conc int) []Step {
 }
 
 // GoalA2 is keyed throughput: the best step of each arm's point ramp.
-func GoalA2(fl, cq []Step, t LaneATargets) Goal {
+func GoalA2(fl, cq []loadgen.Step, t Targets) Goal {
 	g := Goal{ID: "A2", Title: "keyed throughput", What: "point reads of lanea.kv, closed-loop ramp " + rampOf(fl) + ", best step of each arm"}
-	top, f, fok, c, cok := bestRow(fl, cq, "best ops/s", "ops/s", func(s Step) float64 { return s.OpsPerSec })
+	top, f, fok, c, cok := bestRow(fl, cq, "best ops/s", "ops/s", func(s loadgen.Step) float64 { return s.OpsPerSec })
 	if cok {
 		top.CQL += fmt.Sprintf(" at concurrency %d", c.Concurrency)
 	}
@@ -209,7 +211,7 @@ func GoalA2(fl, cq []Step, t LaneATargets) Goal {
 	return g.finish()
 }
 
-func rampOf(steps []Step) string {
+func rampOf(steps []loadgen.Step) string {
 	s := ""
 	for i, st := range steps {
 		if i > 0 {
@@ -224,7 +226,7 @@ func rampOf(steps []Step) string {
 }
 
 // rampTable lists both arms' steps side by side.
-func rampTable(fl, cq []Step) *TextTable {
+func rampTable(fl, cq []loadgen.Step) *TextTable {
 	t := &TextTable{Header: []string{"concurrency", "Flight ops/s", "Flight p50", "Flight p99", "CQL ops/s", "CQL p50", "CQL p99", "ops/s Flight/CQL"}}
 	for i, f := range fl {
 		row := []string{fmt.Sprint(f.Concurrency), fmtRate(f.OpsPerSec), fmtMS(f.P50US), fmtMS(f.P99US), "-", "-", "-", "-"}
@@ -255,7 +257,7 @@ type ColdTouch struct {
 }
 
 // GoalA3 is the cold first touch of every table and the idle RSS.
-func GoalA3(touches []ColdTouch, t LaneATargets) Goal {
+func GoalA3(touches []ColdTouch, t Targets) Goal {
 	g := Goal{ID: "A3", Title: "cold first touch", What: "the first query of each table after the server process started: GetFlightInfo + DoGet of one point read, wall time"}
 	var rss int64
 	rssOK := false
@@ -290,9 +292,9 @@ func GoalA3(touches []ColdTouch, t LaneATargets) Goal {
 }
 
 // GoalA4 is the scan feed rate: the best scan step of each arm.
-func GoalA4(fl, cq []Step, t LaneATargets) Goal {
+func GoalA4(fl, cq []loadgen.Step, t Targets) Goal {
 	g := Goal{ID: "A4", Title: "scan feed rate", What: "full scans of lanea.kv (every endpoint read concurrently) against CQL's paging SELECT *"}
-	top, f, fok, c, cok := bestRow(fl, cq, "rows/s", "rows/s", func(s Step) float64 { return s.RowsPerSec })
+	top, f, fok, c, cok := bestRow(fl, cq, "rows/s", "rows/s", func(s loadgen.Step) float64 { return s.RowsPerSec })
 	core := GoalRow{Measure: "rows per server CPU second (rows/s per core)", Measured: noData, Unit: "rows/cpu-s",
 		Target: "≥ " + fmtRate(t.ScanRowsPerCore), Met: ptr(false)}
 	if fok && f.RowsPerCPUSecond != nil {
@@ -319,16 +321,16 @@ func GoalA4(fl, cq []Step, t LaneATargets) Goal {
 
 // OverloadResult is the A5 step and what was checked around it.
 type OverloadResult struct {
-	Step         Step  `json:"step"`
-	PidBefore    int   `json:"pid_before"`
-	PidAfter     int   `json:"pid_after"`          // 0: the process was gone
-	SameProcess  bool  `json:"same_process"`       // alive, same pid and same process_start_time_seconds
-	ServingAfter bool  `json:"serving_after"`      // health SERVING after the step
-	PeakRSSHWM   int64 `json:"peak_rss_hwm_bytes"` // VmHWM: the process's lifetime peak, all goals so far
+	Step         loadgen.Step `json:"step"`
+	PidBefore    int          `json:"pid_before"`
+	PidAfter     int          `json:"pid_after"`          // 0: the process was gone
+	SameProcess  bool         `json:"same_process"`       // alive, same pid and same process_start_time_seconds
+	ServingAfter bool         `json:"serving_after"`      // health SERVING after the step
+	PeakRSSHWM   int64        `json:"peak_rss_hwm_bytes"` // VmHWM: the process's lifetime peak, all goals so far
 }
 
 // GoalA5 is the overload step: alive, bounded memory, sheds counted apart.
-func GoalA5(o *OverloadResult, t LaneATargets) Goal {
+func GoalA5(o *OverloadResult, t Targets) Goal {
 	g := Goal{ID: "A5", Title: "overload", What: fmt.Sprintf("%d concurrent full-scan clients of lanea.kv for %s", t.OverloadClients, t.OverloadDuration)}
 	if o == nil {
 		g.Rows = []GoalRow{{Measure: "server alive", Measured: noData, Target: "same pid, alive", Met: ptr(false)}}
@@ -353,7 +355,7 @@ func GoalA5(o *OverloadResult, t LaneATargets) Goal {
 	}
 	errs := GoalRow{Measure: "failed ops other than UNAVAILABLE", Measured: fmt.Sprint(s.Errors), Value: ptr(float64(s.Errors)), Target: "0", Met: ptr(s.Errors == 0)}
 	if s.Errors > 0 {
-		errs.Measured += " (" + errorCodes(withoutUnavailable(s.ErrorsByCode)) + ")"
+		errs.Measured += " (" + loadgen.FormatErrorCodes(withoutUnavailable(s.ErrorsByCode)) + ")"
 	}
 	g.Rows = append(g.Rows, alive, rss, errs,
 		GoalRow{Measure: "UNAVAILABLE (shed by admission)", Measured: fmt.Sprint(s.Unavailable), Value: ptr(float64(s.Unavailable))},
@@ -368,7 +370,7 @@ func GoalA5(o *OverloadResult, t LaneATargets) Goal {
 func withoutUnavailable(m map[string]int64) map[string]int64 {
 	out := map[string]int64{}
 	for k, v := range m {
-		if k != Unavailable {
+		if k != loadgen.Unavailable {
 			out[k] = v
 		}
 	}
@@ -397,7 +399,7 @@ func optVal(v float64, ok bool) *float64 {
 }
 
 // fmtMS spells µs as milliseconds with µs resolution.
-func fmtMS(us int64) string { return ms(us) + " ms" }
+func fmtMS(us int64) string { return loadgen.FormatMS(us) + " ms" }
 
 // fmtRate spells a rate with k and M suffixes and three significant digits.
 func fmtRate(v float64) string {
@@ -427,7 +429,7 @@ func fmtRatio(r float64) string { return fmt.Sprintf("%.2f×", r) }
 
 // bestRow is a goal's first row: each arm's best step by rate, Flight's
 // with its concurrency, and their ratio. It returns the steps too.
-func bestRow(fl, cq []Step, measure, unit string, rate func(Step) float64) (row GoalRow, f Step, fok bool, c Step, cok bool) {
+func bestRow(fl, cq []loadgen.Step, measure, unit string, rate func(loadgen.Step) float64) (row GoalRow, f loadgen.Step, fok bool, c loadgen.Step, cok bool) {
 	f, fok = best(fl, rate)
 	c, cok = best(cq, rate)
 	row = GoalRow{Measure: measure, Measured: noData, Unit: unit, CQL: optRate(rate(c), cok), CQLValue: optVal(rate(c), cok)}

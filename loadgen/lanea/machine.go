@@ -1,4 +1,4 @@
-package loadgen
+package lanea
 
 import (
 	"bufio"
@@ -11,25 +11,25 @@ import (
 	"time"
 )
 
-// LaneAHeader says when, where, on which commit and with which command
+// Header says when, where, on which commit and with which command
 // and data a Lane A record was taken: a figure without these is not a
 // measurement (docs/PERFORMANCE.md).
-type LaneAHeader struct {
-	Date        time.Time    `json:"date"`
-	CPU         string       `json:"cpu"`
-	Cores       int          `json:"cores"`
-	MemoryBytes int64        `json:"memory_bytes"`
-	GoVersion   string       `json:"go_version"`
-	Commit      string       `json:"commit"`
-	Cassandra   string       `json:"cassandra"`
-	Command     string       `json:"command"`
-	Dataset     LaneADataset `json:"dataset"`
-	Load        string       `json:"load"` // steps, warm-up, ramps, seed, server flags
+type Header struct {
+	Date        time.Time `json:"date"`
+	CPU         string    `json:"cpu"`
+	Cores       int       `json:"cores"`
+	MemoryBytes int64     `json:"memory_bytes"`
+	GoVersion   string    `json:"go_version"`
+	Commit      string    `json:"commit"`
+	Cassandra   string    `json:"cassandra"`
+	Command     string    `json:"command"`
+	Dataset     Dataset   `json:"dataset"`
+	Load        string    `json:"load"` // steps, warm-up, ramps, seed, server flags
 }
 
-// LaneAMachine fills the header's machine and build fields.
-func LaneAMachine(ctx context.Context, now time.Time) LaneAHeader {
-	h := LaneAHeader{Date: now.UTC(), Cores: runtime.NumCPU(), GoVersion: runtime.Version(), CPU: "unknown", Commit: "unknown"}
+// Machine fills the header's machine and build fields.
+func Machine(ctx context.Context, now time.Time) Header {
+	h := Header{Date: now.UTC(), Cores: runtime.NumCPU(), GoVersion: runtime.Version(), CPU: "unknown", Commit: "unknown"}
 	if v := procField("/proc/cpuinfo", "model name"); v != "" {
 		h.CPU = v
 	}

@@ -1,18 +1,4 @@
-package loadgen
-
-// Lane A (issue #7) measures the server against its performance goals,
-// each beside the same shape through CQL on the same node in the same
-// run. Its files, one job each:
-//
-//	lanea.go           LaneAConfig and RunLaneA: the goals' measurements in order
-//	lanea_data.go      the dataset, written through CQL and compacted
-//	lanea_server.go    sstable-flight as a child process: start, health, metrics, stop
-//	lanea_cold.go      A3: the first query of a table on a fresh process
-//	lanea_profile.go   the server's CPU profile and its top functions
-//	lanea_goals.go     targets, and measurements to met / not met
-//	lanea_report.go    the report: header, Markdown, JSON
-//	lanea_doc.go       the report's section of docs/PERFORMANCE.md
-//	lanea_machine.go   what the header says about the machine and build
+package lanea
 
 import (
 	"context"
@@ -23,15 +9,17 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/sstable-flight/sstable-flight/loadgen"
 )
 
-// LaneAConfig is one Lane A run: a node holding the dataset, a server
+// Config is one Lane A run: a node holding the dataset, a server
 // binary, and the load of each goal.
-type LaneAConfig struct {
+type Config struct {
 	Server  ServerSpec
 	CQLAddr string // the node, for the CQL arm
-	Dataset LaneADataset
-	Targets LaneATargets // A5's load (clients, duration) too
+	Dataset Dataset
+	Targets Targets // A5's load (clients, duration) too
 
 	Step   time.Duration
 	Warmup time.Duration
@@ -52,8 +40,8 @@ type LaneAConfig struct {
 	Progress io.Writer // loadgen's progress line; nil: none
 }
 
-// LaneAMeasurements is everything Lane A measured, the goals' input.
-type LaneAMeasurements struct {
+// Measurements is everything Lane A measured, the goals' input.
+type Measurements struct {
 	Cold     []ColdTouch            `json:"cold"`
 	Point    ShapeSteps             `json:"point"`
 	Scan     ShapeSteps             `json:"scan"`
@@ -64,18 +52,18 @@ type LaneAMeasurements struct {
 
 // ShapeSteps is one shape's ramp in both arms.
 type ShapeSteps struct {
-	Flight      []Step `json:"flight"`
-	CQL         []Step `json:"cql"`
-	SampledKeys int    `json:"sampled_keys,omitempty"`
+	Flight      []loadgen.Step `json:"flight"`
+	CQL         []loadgen.Step `json:"cql"`
+	SampledKeys int            `json:"sampled_keys,omitempty"`
 }
 
-// RunLaneA measures the goals in an order that keeps each one clean: A3
+// Run measures the goals in an order that keeps each one clean: A3
 // first, on fresh server processes; then A1 and A2 (one point ramp), A4
 // and last A5, whose overload must not disturb the others. A goal that
 // fails is noted and the run goes on; a cancelled ctx ends it. The last
 // server is stopped on every path.
-func RunLaneA(ctx context.Context, cfg LaneAConfig) (m *LaneAMeasurements, err error) {
-	m = &LaneAMeasurements{Profiles: map[string]*CPUProfile{}}
+func Run(ctx context.Context, cfg Config) (m *Measurements, err error) {
+	m = &Measurements{Profiles: map[string]*CPUProfile{}}
 	var srv *ServerProc
 	defer func() {
 		if srv != nil {
@@ -98,8 +86,8 @@ func RunLaneA(ctx context.Context, cfg LaneAConfig) (m *LaneAMeasurements, err e
 		key   map[string]any
 		want  int64
 	}{
-		{LaneAKV, map[string]any{"k": laneAKey(d.KVRows / 2)}, 1},
-		{LaneATS, map[string]any{"series": laneASeries(d.TSPartitions / 2)}, int64(d.TSRowsPerPartition)},
+		{KVTable, map[string]any{"k": kvKey(d.KVRows / 2)}, 1},
+		{TSTable, map[string]any{"series": tsSeries(d.TSPartitions / 2)}, int64(d.TSRowsPerPartition)},
 	} {
 		if srv != nil {
 			stopErr := srv.Stop()
@@ -121,10 +109,10 @@ func RunLaneA(ctx context.Context, cfg LaneAConfig) (m *LaneAMeasurements, err e
 	}
 
 	fmt.Fprintf(cfg.Out, "\n== A1 warm keyed read, A2 keyed throughput\n")
-	point := cfg.loadConfig(srv, LaneAKV, ShapePoint, pointRamp(cfg.Ramp))
+	point := cfg.loadConfig(srv, KVTable, loadgen.ShapePoint, pointRamp(cfg.Ramp))
 	prof := cfg.profiler(ctx, srv, "A1", m, 0)
 	point.BeforeStep = prof.beforeFlight
-	rep, err := Run(ctx, point)
+	rep, err := loadgen.Run(ctx, point)
 	prof.wg.Wait()
 	if rep != nil {
 		m.Point = ShapeSteps{Flight: rep.Flight, CQL: rep.CQL}
@@ -139,10 +127,10 @@ func RunLaneA(ctx context.Context, cfg LaneAConfig) (m *LaneAMeasurements, err e
 	}
 
 	fmt.Fprintf(cfg.Out, "\n== A4 scan feed rate\n")
-	scan := cfg.loadConfig(srv, LaneAKV, ShapeScan, cfg.ScanRamp)
+	scan := cfg.loadConfig(srv, KVTable, loadgen.ShapeScan, cfg.ScanRamp)
 	prof = cfg.profiler(ctx, srv, "A4", m, 0)
 	scan.BeforeStep = prof.beforeFlight
-	rep, err = Run(ctx, scan)
+	rep, err = loadgen.Run(ctx, scan)
 	prof.wg.Wait()
 	if rep != nil {
 		m.Scan = ShapeSteps{Flight: rep.Flight, CQL: rep.CQL}
@@ -166,7 +154,7 @@ func RunLaneA(ctx context.Context, cfg LaneAConfig) (m *LaneAMeasurements, err e
 }
 
 // touch is A3 on one fresh server: its idle RSS, then the first query.
-func (cfg *LaneAConfig) touch(ctx context.Context, srv *ServerProc, table string, key map[string]any, want int64) ColdTouch {
+func (cfg *Config) touch(ctx context.Context, srv *ServerProc, table string, key map[string]any, want int64) ColdTouch {
 	rss, err := srv.Metrics(ctx, metricRSS)
 	ct, touchErr := coldTouch(ctx, srv.Addr, cfg.Dataset.Keyspace, table, key, want)
 	ct.Pid, ct.IdleRSSBytes = srv.Pid, int64(rss[metricRSS])
@@ -177,8 +165,8 @@ func (cfg *LaneAConfig) touch(ctx context.Context, srv *ServerProc, table string
 }
 
 // loadConfig is loadgen's configuration of one goal's ramp.
-func (cfg *LaneAConfig) loadConfig(srv *ServerProc, table, shape string, ramp []int) Config {
-	return Config{
+func (cfg *Config) loadConfig(srv *ServerProc, table, shape string, ramp []int) loadgen.Config {
+	return loadgen.Config{
 		Addr: srv.Addr, Keyspace: cfg.Dataset.Keyspace, Table: table, Shape: shape,
 		Ramp: ramp, Step: cfg.Step, Warmup: cfg.Warmup, Seed: cfg.Seed,
 		Keys: cfg.Keys, ScanSplits: cfg.ScanSplits, Direct: cfg.Direct,
@@ -200,23 +188,22 @@ func pointRamp(ramp []int) []int {
 
 // overload is A5: many concurrent scans for a bounded time, then whether
 // the same process is still there and serving.
-func (cfg *LaneAConfig) overload(ctx context.Context, srv *ServerProc) (*OverloadResult, error) {
-	const started = "process_start_time_seconds"
+func (cfg *Config) overload(ctx context.Context, srv *ServerProc) (*OverloadResult, error) {
 	o := &OverloadResult{PidBefore: srv.Pid}
-	before, err := srv.Metrics(ctx, started)
+	before, err := srv.Metrics(ctx, metricStarted)
 	if err != nil {
 		return nil, err
 	}
-	lc := cfg.loadConfig(srv, LaneAKV, ShapeScan, []int{cfg.Targets.OverloadClients})
+	lc := cfg.loadConfig(srv, KVTable, loadgen.ShapeScan, []int{cfg.Targets.OverloadClients})
 	lc.Step, lc.Warmup, lc.CompareCQL = cfg.Targets.OverloadDuration, 0, ""
-	rep, runErr := Run(ctx, lc)
+	rep, runErr := loadgen.Run(ctx, lc)
 	if rep != nil && len(rep.Flight) > 0 {
 		o.Step = rep.Flight[0]
 	}
 	if srv.Alive() {
 		o.PidAfter = srv.Pid
-		after, err := srv.Metrics(ctx, started)
-		o.SameProcess = err == nil && after[started] == before[started]
+		after, err := srv.Metrics(ctx, metricStarted)
+		o.SameProcess = err == nil && after[metricStarted] == before[metricStarted]
 		o.ServingAfter, _ = srv.Serving(ctx)
 		o.PeakRSSHWM = srv.PeakRSS()
 	}
@@ -226,21 +213,21 @@ func (cfg *LaneAConfig) overload(ctx context.Context, srv *ServerProc) (*Overloa
 // profiler takes one CPU profile of the server during a chosen step of a
 // goal's Flight arm.
 type profiler struct {
-	cfg  *LaneAConfig
+	cfg  *Config
 	ctx  context.Context
 	srv  *ServerProc
 	goal string
 	step int
-	m    *LaneAMeasurements
+	m    *Measurements
 	wg   sync.WaitGroup
 }
 
-func (cfg *LaneAConfig) profiler(ctx context.Context, srv *ServerProc, goal string, m *LaneAMeasurements, step int) *profiler {
+func (cfg *Config) profiler(ctx context.Context, srv *ServerProc, goal string, m *Measurements, step int) *profiler {
 	return &profiler{cfg: cfg, ctx: ctx, srv: srv, goal: goal, step: step, m: m}
 }
 
 // beforeFlight starts the profile when the chosen step of the Flight arm
-// starts (a Config.BeforeStep): it waits out the warm-up and records for
+// starts (a loadgen.Config.BeforeStep): it waits out the warm-up and records for
 // the profile length, at most the step's. The step's own figures include
 // the profiler's small overhead.
 func (p *profiler) beforeFlight(arm string, index int) {

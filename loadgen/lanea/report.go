@@ -1,28 +1,28 @@
-package loadgen
+package lanea
 
 import (
 	"fmt"
 	"strings"
 )
 
-// LaneAReport is a Lane A record: the header, the targets, each goal's
+// Report is a Lane A record: the header, the targets, each goal's
 // table, and every raw figure behind them (report.json keeps it all).
-type LaneAReport struct {
-	Header       LaneAHeader        `json:"header"`
-	Targets      LaneATargets       `json:"targets"`
-	Goals        []Goal             `json:"goals"`
-	Measurements *LaneAMeasurements `json:"measurements"`
-	Incomplete   string             `json:"incomplete,omitempty"` // why the run ended early
+type Report struct {
+	Header       Header        `json:"header"`
+	Targets      Targets       `json:"targets"`
+	Goals        []Goal        `json:"goals"`
+	Measurements *Measurements `json:"measurements"`
+	Incomplete   string        `json:"incomplete,omitempty"` // why the run ended early
 }
 
-// NewLaneAReport computes the goals from the measurements. A run that
+// NewReport computes the goals from the measurements. A run that
 // ended with an error still gives a report: what was not measured reads
 // "no data" and is not met.
-func NewLaneAReport(h LaneAHeader, t LaneATargets, m *LaneAMeasurements, runErr error) *LaneAReport {
+func NewReport(h Header, t Targets, m *Measurements, runErr error) *Report {
 	if m == nil {
-		m = &LaneAMeasurements{}
+		m = &Measurements{}
 	}
-	r := &LaneAReport{Header: h, Targets: t, Measurements: m}
+	r := &Report{Header: h, Targets: t, Measurements: m}
 	if runErr != nil {
 		r.Incomplete = runErr.Error()
 	}
@@ -36,7 +36,7 @@ func NewLaneAReport(h LaneAHeader, t LaneATargets, m *LaneAMeasurements, runErr 
 
 // Markdown renders the report with its title at heading level (1 for
 // report.md, 3 inside docs/PERFORMANCE.md) and each goal one level below.
-func (r *LaneAReport) Markdown(level int, title string) string {
+func (r *Report) Markdown(level int, title string) string {
 	var b strings.Builder
 	h := strings.Repeat("#", level)
 	fmt.Fprintf(&b, "%s %s\n\n", h, title)
@@ -47,7 +47,7 @@ func (r *LaneAReport) Markdown(level int, title string) string {
 	return b.String()
 }
 
-func (r *LaneAReport) header(b *strings.Builder) {
+func (r *Report) header(b *strings.Builder) {
 	hd := r.Header
 	fmt.Fprintf(b, "- date: %s\n", hd.Date.Format("2006-01-02 15:04 UTC"))
 	fmt.Fprintf(b, "- machine: %s, %d cores, %.1f GiB memory (shared with the Cassandra node and the load generator)\n",
@@ -73,7 +73,7 @@ func (r *LaneAReport) header(b *strings.Builder) {
 		"Ratios compare Flight with CQL so that above 1× means Flight did better (Flight/CQL for throughput, CQL/Flight for latency).\n")
 }
 
-func datasetLine(d LaneADataset) string {
+func datasetLine(d Dataset) string {
 	parts := []string{
 		fmt.Sprintf("`%s.kv` %s rows (text key, %d-byte text value)", d.Keyspace, commas(int64(d.KVRows)), d.ValueBytes),
 		fmt.Sprintf("`%s.ts` %s partitions × %d rows = %s rows", d.Keyspace, commas(int64(d.TSPartitions)), d.TSRowsPerPartition,
