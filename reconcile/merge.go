@@ -2,7 +2,9 @@ package reconcile
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
@@ -189,6 +191,7 @@ func newMerger(t *Table, readers []*sstable.Reader, opts Options, open func(*sst
 		m.srcs = append(m.srcs, src)
 		m.advancePartition(src)
 	}
+	orderSources(m.srcs)
 	m.clustered = len(t.Clustering) > 0
 	m.row.Clustering = m.noClustering[:]
 	if len(m.srcs) == 1 {
@@ -197,6 +200,27 @@ func newMerger(t *Table, readers []*sstable.Reader, opts Options, open func(*sst
 		m.plainSrc = m.single.plain && len(m.setBits) == 1
 	}
 	return m, m.err
+}
+
+// orderSources puts the sources in the order Cassandra's point lookup of
+// a clustering reads SSTables: by maximum write time, latest first, and on
+// a tie in the callers' order (oldest first, as Cassandra's live set
+// lists them). A merged row takes its clustering from the first of the
+// sources at its position, so where values the comparator calls equal
+// differ in bytes (NaNs with different payloads, decimals with different
+// scales), the row carries those of the SSTable with the latest writes.
+//
+// NB: this is the rule of SELECT ... WHERE p = ? AND c = ?, which reads
+// the SSTables newest first and keeps the first one's clustering. Other
+// CQL reads of the same data differ: a partition or slice read keeps the
+// clustering of the last input its merge heap reduces, which depends on
+// the rows before it and the SSTables' clustering lower bounds, and a
+// range scan merges in its SSTable set's order. Only the point lookup's
+// choice follows from the data, so every read here follows it.
+func orderSources(srcs []*source) {
+	slices.SortStableFunc(srcs, func(a, b *source) int {
+		return cmp.Compare(b.r.Stats.Stats.MaxTimestamp, a.r.Stats.Stats.MaxTimestamp)
+	})
 }
 
 // reset makes a new or released merger a fresh one for t: per-column
