@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -19,9 +18,10 @@ import (
 // encodeValue serializes a JSON value of a key or clustering column as
 // Cassandra stores it. JSON forms follow CQL literals where JSON has no
 // type: integers as numbers or strings (bigint and varint exceed what a
-// float64 keeps), blobs as "0x..." hex, uuids and inets as their text,
-// timestamps as milliseconds or RFC 3339, dates as days since the epoch
-// or "YYYY-MM-DD", times as nanoseconds or "HH:MM:SS[.fffffffff]".
+// float64 keeps), blobs as "0x..." hex, uuids and inets as their text
+// (inets as Java reads them, see inetBytes), timestamps as milliseconds
+// or RFC 3339, dates as days since the epoch or "YYYY-MM-DD", times as
+// nanoseconds or "HH:MM:SS[.fffffffff]".
 func encodeValue(t *marshal.Type, raw json.RawMessage) ([]byte, error) {
 	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return nil, fmt.Errorf("encode %s value: null is not a key value", t)
@@ -92,11 +92,7 @@ func encodeText(t *marshal.Type, s string, quoted bool) ([]byte, error) {
 		}
 		return b, nil
 	case marshal.Inet:
-		a, err := netip.ParseAddr(s)
-		if err != nil {
-			return nil, err
-		}
-		return a.AsSlice(), nil
+		return inetBytes(s)
 	case marshal.Timestamp:
 		if v, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return binary.BigEndian.AppendUint64(nil, uint64(v)), nil
