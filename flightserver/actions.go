@@ -55,10 +55,12 @@ func (s *service) DoAction(a *flight.Action, stream flight.FlightService_DoActio
 			return err
 		}
 		defer l.release()
-		st := TableStats{Keyspace: l.t.keyspace, Table: l.t.name, ID: l.t.dir.ID, SchemaSource: l.t.cat.Source,
+		// Every figure comes from the leased epoch: its SSTables, as
+		// listed when it was cut, and their readers.
+		st := TableStats{Keyspace: l.t.keyspace, Table: l.t.name, ID: l.e.Table.ID, SchemaSource: l.t.cat.Source,
 			SSTables: len(l.readers()), MinTimestamp: math.MaxInt64, MaxTimestamp: math.MinInt64}
 		st.Partitions, st.Rows = estimate(l.readers())
-		for _, p := range l.t.dir.SSTables {
+		for _, p := range l.e.Table.SSTables {
 			st.Bytes += p.Components["Data.db"]
 		}
 		for _, r := range l.readers() {

@@ -16,12 +16,13 @@ import (
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
-// table is what serving one table needs: its directory, its schema as
-// the catalog gives it, the reconcile table and the Arrow schema, with
-// the output columns in CQL's SELECT * order.
+// table is what serving one table needs: its schema as the catalog
+// gives it, the reconcile table and the Arrow schema, with the output
+// columns in CQL's SELECT * order. It outlives the snapshot epochs that
+// share its schema, so it holds nothing of their SSTables: those are the
+// lease's (lease.e.Table, lease.readers).
 type table struct {
 	keyspace, name string
-	dir            snapshot.TableDir
 	cat            *catalog.Table
 	rt             *reconcile.Table
 	columns        []column
@@ -47,7 +48,7 @@ type column struct {
 }
 
 func newTable(td snapshot.TableDir, cat *catalog.Table) (*table, error) {
-	t := &table{keyspace: td.Keyspace, name: td.Table, dir: td, cat: cat, rt: cat.Reconcile(), byName: map[string]int{}}
+	t := &table{keyspace: td.Keyspace, name: td.Table, cat: cat, rt: cat.Reconcile(), byName: map[string]int{}}
 	valueIndex := map[string]int{}
 	for i, c := range t.rt.Columns {
 		valueIndex[c.Name] = i
