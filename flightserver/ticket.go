@@ -21,9 +21,7 @@ type Ticket struct {
 	Range *[2]Token `json:"range,omitempty"`
 	// Keys are serialized partition keys (base64 in JSON), read in this
 	// order in one stream: an IN list costs one stream, not one per key.
-	// Key is the single-key form, read as Keys of one.
 	Keys  [][]byte     `json:"keys,omitempty"`
-	Key   []byte       `json:"key,omitempty"`
 	Slice *TicketSlice `json:"slice,omitempty"`
 	Limit int64        `json:"limit,omitempty"`
 	// Now is the read time (seconds since the epoch) fixed at planning,
@@ -56,12 +54,6 @@ func DecodeTicket(b []byte) (*Ticket, error) {
 	var t Ticket
 	if err := json.Unmarshal(b, &t); err != nil {
 		return nil, fmt.Errorf("read ticket: %w", err)
-	}
-	if t.Key != nil {
-		if t.Keys != nil {
-			return nil, fmt.Errorf("read ticket: both key and keys")
-		}
-		t.Keys, t.Key = [][]byte{t.Key}, nil
 	}
 	switch {
 	case t.Version != TicketVersion:

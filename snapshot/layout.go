@@ -122,14 +122,6 @@ func lessPrefix(a, b string) bool {
 	return a < b
 }
 
-// Rescan lists a table directory's SSTables again (after a flush or a
-// compaction changed them).
-func Rescan(td TableDir) (TableDir, error) {
-	var err error
-	td.SSTables, err = listSSTables(td.Path)
-	return td, err
-}
-
 // FindTable lists the directories of one table (more than one when the
 // table was dropped and re-created: each has its table id) without
 // walking the rest of the data directory. Names must be validated by the
