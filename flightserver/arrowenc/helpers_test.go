@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/extensions"
 
+	"github.com/sstable-flight/sstable-flight/internal/canon"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
@@ -154,9 +155,9 @@ func canonOf(t *marshal.Type, arr arrow.Array, i int) any {
 	case marshal.BigInt, marshal.Counter:
 		return strconv.FormatInt(arr.(*array.Int64).Value(i), 10)
 	case marshal.Float:
-		return canonFloat(float64(arr.(*array.Float32).Value(i)), 32)
+		return canon.Float(float64(arr.(*array.Float32).Value(i)), 32)
 	case marshal.Double:
-		return canonFloat(arr.(*array.Float64).Value(i), 64)
+		return canon.Float(arr.(*array.Float64).Value(i), 64)
 	case marshal.Date:
 		d := int64(arr.(*array.Date32).Value(i))
 		return time.Unix(d*86400, 0).UTC().Format("2006-01-02")
@@ -210,18 +211,6 @@ func canonOf(t *marshal.Type, arr arrow.Array, i int) any {
 		return out
 	}
 	panic(fmt.Sprintf("canonOf: kind %s", t.Kind))
-}
-
-func canonFloat(f float64, bits int) any {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	}
-	return json.Number(strconv.FormatFloat(f, 'g', -1, bits))
 }
 
 // normJSON renders v as JSON and decodes it back with numbers kept as

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"math"
 	"math/big"
 	"net/netip"
 	"strconv"
@@ -12,6 +11,8 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"gopkg.in/inf.v0"
+
+	"github.com/sstable-flight/sstable-flight/internal/canon"
 )
 
 // rawValue captures a column's CQL wire bytes; canonical decodes them.
@@ -82,7 +83,7 @@ func Canonical(info TypeInfo, data []byte) (any, error) {
 		}
 		out := make([]any, len(fs))
 		for i, f := range fs {
-			out[i] = canonicalFloat(float64(f), 32)
+			out[i] = canon.Float(float64(f), 32)
 		}
 		return out, nil
 	}
@@ -137,13 +138,13 @@ func canonicalLeaf(info TypeInfo, data []byte) (any, error) {
 		if err := gocql.Unmarshal(info, data, &f); err != nil {
 			return fail(err)
 		}
-		return canonicalFloat(float64(f), 32), nil
+		return canon.Float(float64(f), 32), nil
 	case gocql.TypeDouble:
 		var f float64
 		if err := gocql.Unmarshal(info, data, &f); err != nil {
 			return fail(err)
 		}
-		return canonicalFloat(f, 64), nil
+		return canon.Float(f, 64), nil
 	case gocql.TypeDate:
 		var t time.Time
 		if err := gocql.Unmarshal(info, data, &t); err != nil {
@@ -183,26 +184,6 @@ func canonicalLeaf(info TypeInfo, data []byte) (any, error) {
 	}
 	return nil, fmt.Errorf("canonical value: unsupported CQL type %v", info)
 }
-
-// canonicalFloat keeps non-finite values, which JSON numbers cannot carry,
-// as strings, and prints finite ones in the shortest form that round-trips
-// at the type's own width.
-func canonicalFloat(f float64, bits int) any {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	}
-	return jsonNumber(strconv.FormatFloat(f, 'g', -1, bits))
-}
-
-// jsonNumber is a number kept as its exact text.
-type jsonNumber string
-
-func (n jsonNumber) MarshalJSON() ([]byte, error) { return []byte(n), nil }
 
 func canonicalCollection(t gocql.CollectionType, data []byte) (any, error) {
 	if len(data) < 4 {
