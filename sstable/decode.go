@@ -2,6 +2,7 @@ package sstable
 
 import (
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
+	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
 // decoder turns Data.db bytes into partitions and unfiltereds. It holds
@@ -94,7 +95,7 @@ func (dc *decoder) unfiltered(d *base.Decbuf, u *Unfiltered) bool {
 	}
 	u.Clustering = u.Clustering[:0]
 	if !u.Static {
-		u.Clustering = dc.clusteringValues(d, u.Clustering, len(dc.schema.Clustering))
+		u.Clustering = clusteringValues(d, dc.schema.Clustering, u.Clustering, len(dc.schema.Clustering))
 	}
 	size := d.UVint32()
 	bodyStart := d.Pos()
@@ -120,7 +121,7 @@ func (dc *decoder) marker(d *base.Decbuf, u *Unfiltered) {
 		d.Fail("marker with %d clustering values, table has %d", n, len(dc.schema.Clustering))
 		return
 	}
-	u.Clustering = dc.clusteringValues(d, u.Clustering[:0], n)
+	u.Clustering = clusteringValues(d, dc.schema.Clustering, u.Clustering[:0], n)
 	size := d.UVint32()
 	bodyStart := d.Pos()
 	d.UVint() // previous unfiltered size
@@ -134,10 +135,13 @@ func (dc *decoder) marker(d *base.Decbuf, u *Unfiltered) {
 	u.End = d.Pos()
 }
 
-// clusteringValues reads n clustering values: per block of 32, a vint
-// header with two bits per value (bit 2j: empty, bit 2j+1: null), then the
-// values that are neither, fixed-width raw or vint-length-prefixed.
-func (dc *decoder) clusteringValues(d *base.Decbuf, out [][]byte, n int) [][]byte {
+// clusteringValues reads n clustering values (ClusteringPrefix.Serializer
+// .deserializeValuesWithoutSize): per block of 32, a vint header with two
+// bits per value (bit 2j: empty, bit 2j+1: null), then the values that
+// are neither, fixed-width raw or vint-length-prefixed. The values alias
+// d's buffer. Rows, markers and Statistics.db's clustering bounds are all
+// written this way.
+func clusteringValues(d *base.Decbuf, types []*marshal.Type, out [][]byte, n int) [][]byte {
 	var header uint64
 	for i := 0; i < n && d.Err() == nil; i++ {
 		if i%32 == 0 {
@@ -150,7 +154,7 @@ func (dc *decoder) clusteringValues(d *base.Decbuf, out [][]byte, n int) [][]byt
 		case header&(1<<(2*j)) != 0:
 			out = append(out, []byte{})
 		default:
-			out = append(out, value(d, dc.schema.Clustering[i].FixedLength()))
+			out = append(out, value(d, types[i].FixedLength()))
 		}
 	}
 	return out

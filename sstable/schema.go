@@ -71,12 +71,12 @@ func columns(cs []ColumnType) ([]Column, error) {
 		if out[i].Complex != out[j].Complex {
 			return !out[i].Complex
 		}
-		return compareColumnNames(out[i].Name, out[j].Name) < 0
+		return CompareColumnNames(out[i].Name, out[j].Name) < 0
 	})
 	return out, nil
 }
 
-// compareColumnNames is ColumnMetadata.compareTo's name order: its
+// CompareColumnNames is ColumnMetadata.compareTo's name order: its
 // comparisonOrder packs ColumnIdentifier.prefixComparison (the first
 // bytes with the top bit flipped for a signed compare) shifted right, so
 // the flipped bit is compared as a plain bit and a name whose first byte
@@ -84,7 +84,7 @@ func columns(cs []ColumnType) ([]Column, error) {
 // this is plain byte order; for others, plain byte order would decode
 // cells into the wrong columns (found on a live node: columns "é", "ö"
 // were read as others' values).
-func compareColumnNames(a, b string) int {
+func CompareColumnNames(a, b string) int {
 	if a == "" || b == "" || a[0] == b[0] {
 		return strings.Compare(a, b)
 	}

@@ -391,20 +391,10 @@ func clusteringBound(d *base.Decbuf, types []*marshal.Type) ClusteringBound {
 		d.Fail("clustering bound with %d values, %d clustering types", n, len(types))
 		return ClusteringBound{}
 	}
-	b := ClusteringBound{Kind: BoundKind(kind)}
-	var header uint64
-	for i := 0; i < n && d.Err() == nil; i++ {
-		if i%32 == 0 {
-			header = d.UVint()
-		}
-		j := uint(i % 32)
-		switch {
-		case header&(1<<(2*j+1)) != 0:
-			b.Values = append(b.Values, nil)
-		case header&(1<<(2*j)) != 0:
-			b.Values = append(b.Values, []byte{})
-		default:
-			b.Values = append(b.Values, slices.Clone(value(d, types[i].FixedLength())))
+	b := ClusteringBound{Kind: BoundKind(kind), Values: clusteringValues(d, types, nil, n)}
+	for i, v := range b.Values {
+		if v != nil {
+			b.Values[i] = slices.Clone(v) // kept past d's buffer
 		}
 	}
 	return b

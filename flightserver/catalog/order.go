@@ -2,7 +2,8 @@ package catalog
 
 import (
 	"sort"
-	"strings"
+
+	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
 // sortColumns puts columns in CQL's SELECT * order, which is Cassandra's
@@ -36,7 +37,7 @@ func sortColumns(cols []Column) {
 // Columns.selectOrderIterator does, which TestCassandra checks against a
 // live node's SELECT *. Columns holds its columns sorted by
 // ColumnMetadata.compareTo: simple ones before complex (multi-cell) ones,
-// each by name (see compareColumnNames). selectOrderIterator merges
+// each by name (see sstable.CompareColumnNames). selectOrderIterator merges
 // simpleColumns() with complexColumns() by ByteBuffer.compareTo, which
 // compares name bytes signed. The split between the two is where the
 // sentinel FIRST_COMPLEX_STATIC/REGULAR (complex, empty name) would sort,
@@ -51,7 +52,7 @@ func selectOrder(cols []Column) []Column {
 		if ci != cj {
 			return !ci
 		}
-		return compareColumnNames(sorted[i].Name, sorted[j].Name) < 0
+		return sstable.CompareColumnNames(sorted[i].Name, sorted[j].Name) < 0
 	})
 	split := len(sorted)
 	for i, c := range sorted {
@@ -76,24 +77,6 @@ func selectOrder(cols []Column) []Column {
 
 // isComplex is ColumnMetadata.isComplex: a multi-cell column.
 func isComplex(c Column) bool { return c.Type != nil && c.Type.IsMultiCell() }
-
-// compareColumnNames is ColumnMetadata.compareTo for two columns of the
-// same kind and complexity. Its comparisonOrder holds the name's
-// prefixComparison >>> 16: the first 8 name bytes with the top bit
-// flipped (so that a signed compare is unsigned), shifted so that the
-// flip stays; the first byte's top bit is therefore compared inverted, a
-// name starting with a byte >= 0x80 sorts first. Ties go to
-// ColumnIdentifier.compareTo, unsigned. Together: unsigned lexicographic
-// order with the first byte's top bit flipped.
-func compareColumnNames(a, b string) int {
-	if a == "" || b == "" || a[0] == b[0] {
-		return strings.Compare(a, b)
-	}
-	if a[0]^0x80 < b[0]^0x80 {
-		return -1
-	}
-	return 1
-}
 
 // compareSigned is java.nio.ByteBuffer.compareTo: bytes compared as
 // signed values (Byte.compare), then by length.
