@@ -494,11 +494,7 @@ func (m *Merger) nextRow() bool {
 		}
 		if ok {
 			if live {
-				for _, src := range at {
-					src.consumed = true
-				}
-				m.emitted = true
-				return true
+				return m.emit(at)
 			}
 			for _, src := range at {
 				m.advanceUnfiltered(src)
@@ -512,19 +508,24 @@ func (m *Merger) nextRow() bool {
 		}
 		del := maxDeletion(maxDeletion(m.partDel, rtDel), m.rowDel)
 		if m.evaluate(del, pos.Clustering) {
-			// The row's values alias the sources' buffers: advance them
-			// only when the caller asks for the next row.
-			for _, src := range at {
-				src.consumed = true
-			}
-			m.emitted = true
-			return true
+			return m.emit(at)
 		}
 		for _, src := range at {
 			m.advanceUnfiltered(src)
 		}
 	}
 	return false
+}
+
+// emit returns the row merged from the sources at its clustering. Its
+// values alias their buffers, so they advance only when the caller asks
+// for the next row.
+func (m *Merger) emit(at []*source) bool {
+	for _, src := range at {
+		src.consumed = true
+	}
+	m.emitted = true
+	return true
 }
 
 func (m *Merger) advanceConsumed() {
