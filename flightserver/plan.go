@@ -117,19 +117,30 @@ type planned struct {
 	rows    int64
 }
 
+// acquireProjected leases the command's table and resolves its
+// projection; the caller releases the lease.
+func (s *service) acquireProjected(ctx context.Context, c *Command) (*lease, []int, error) {
+	l, err := s.tables.acquire(ctx, c.Keyspace, c.Table)
+	if err != nil {
+		return nil, nil, err
+	}
+	proj, err := l.t.projection(c.Columns)
+	if err != nil {
+		l.release()
+		return nil, nil, err
+	}
+	return l, proj, nil
+}
+
 // planTickets plans a command. A command sent to DoGet as its ticket
 // needs no serialized schema, and its ticket is used as it is, not
 // encoded and read back.
 func (s *service) planTickets(ctx context.Context, c *Command, withSchema bool) (*planned, error) {
-	l, err := s.tables.acquire(ctx, c.Keyspace, c.Table)
+	l, proj, err := s.acquireProjected(ctx, c)
 	if err != nil {
 		return nil, err
 	}
 	defer l.release()
-	proj, err := l.t.projection(c.Columns)
-	if err != nil {
-		return nil, err
-	}
 	p := &planned{}
 	if withSchema {
 		p.schema = l.t.serializedSchema(proj, s.mem)

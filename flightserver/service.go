@@ -50,15 +50,11 @@ func (s *service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*f
 	if err != nil {
 		return nil, err
 	}
-	l, err := s.tables.acquire(ctx, c.Keyspace, c.Table)
+	l, proj, err := s.acquireProjected(ctx, c)
 	if err != nil {
 		return nil, err
 	}
 	defer l.release()
-	proj, err := l.t.projection(c.Columns)
-	if err != nil {
-		return nil, err
-	}
 	return &flight.SchemaResult{Schema: l.t.serializedSchema(proj, s.mem)}, nil
 }
 
