@@ -16,6 +16,11 @@
 //     readers are shared across epochs by (device, inode) (readers.go);
 //     superseded epochs go after a grace period or when the bytes only
 //     our links keep pass a cap.
+//   - Config (config.go) says how: the mode, the directories, the window
+//     and grace, the clock. NewManager resolves it once (resolve: the
+//     defaults, by mode, and a ConfigError naming the field of a value
+//     that cannot work); Manager.Window is the resolved window, for
+//     whoever else trusts a listing for one window.
 //
 // It knows files, directories and inodes, and opens sstable readers; it
 // knows nothing of the wire. It never writes into Cassandra's

@@ -101,7 +101,9 @@ func (e *Epoch) cleanup() {
 // janitor retires superseded epochs once unused for the grace period.
 func (m *Manager) janitor() {
 	defer close(m.done)
-	tick := time.NewTicker(min(time.Second, m.cfg.Grace/2))
+	// NB: at least a millisecond: a grace of a nanosecond must not make
+	// a zero interval, which NewTicker refuses with a panic.
+	tick := time.NewTicker(max(time.Millisecond, min(time.Second, m.cfg.Grace/2)))
 	defer tick.Stop()
 	for {
 		select {

@@ -3,64 +3,9 @@ package snapshot
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
-
-	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
-	"github.com/sstable-flight/sstable-flight/sstable"
-)
-
-// Mode is how a query's SSTables are held still.
-type Mode string
-
-const (
-	// Hardlink links every live SSTable of a table into a directory of
-	// ours on the same filesystem: a compaction that deletes Cassandra's
-	// names leaves ours, so an epoch's files never change under a scan.
-	Hardlink Mode = "hardlink"
-	// Live reads Cassandra's directory directly, with the same listing
-	// rules and retries, holding files open instead of linked (for
-	// development, and for data directories that never change).
-	Live Mode = "live"
-)
-
-// Config configures a Manager.
-type Config struct {
-	DataDir string
-	Mode    Mode // default Hardlink
-	// Dir is where Hardlink mode keeps its epochs: on DataDir's
-	// filesystem, outside it. Default: sstable-flight-snapshots beside
-	// DataDir (its parent directory).
-	Dir string
-	// Window is how long queries share one epoch before the next query
-	// looks for new SSTables (default 3 s): the staleness bound a flush
-	// adds to.
-	Window time.Duration
-	// Grace keeps a superseded epoch this long after its last use
-	// (default 30 s), so the splits of a query planned on it can still
-	// run.
-	Grace time.Duration
-	// PinnedCap, when > 0, caps the bytes held only by our links
-	// (Cassandra deleted its names): above it, superseded epochs retire
-	// without waiting for the grace period.
-	PinnedCap int64
-	Now       func() time.Time
-	// Open opens an SSTable (default sstable.Open with CRC checks).
-	Open func(path string) (*sstable.Reader, error)
-	// Sidecar is Sidecar mode's client: epochs are Cassandra snapshots
-	// read over HTTP (see sidecarmode.go). OpenFS opens an SSTable through
-	// its FS (default sstable.Open with CRC checks).
-	Sidecar *sidecar.Client
-	OpenFS  func(path string, fsys sstable.FS) (*sstable.Reader, error)
-}
-
-// DefaultWindow and DefaultGrace are Config's defaults.
-const (
-	DefaultWindow = 3 * time.Second
-	DefaultGrace  = 30 * time.Second
 )
 
 // pinnedEvery is how often the sweep recomputes pinned bytes (a stat per
@@ -124,28 +69,8 @@ type tableState struct {
 // NewManager starts a manager; in Hardlink mode it takes its snapshot
 // directory and removes what a crashed run left there.
 func NewManager(cfg Config) (*Manager, error) {
-	if cfg.Mode == "" {
-		cfg.Mode = Hardlink
-	}
-	if cfg.Window <= 0 {
-		cfg.Window = DefaultWindow
-		if cfg.Mode == Sidecar {
-			cfg.Window = DefaultSidecarWindow
-		}
-	}
-	if cfg.Grace <= 0 {
-		cfg.Grace = DefaultGrace
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Open == nil {
-		cfg.Open = func(path string) (*sstable.Reader, error) { return sstable.Open(path, sstable.Options{}) }
-	}
-	if cfg.OpenFS == nil {
-		cfg.OpenFS = func(path string, fsys sstable.FS) (*sstable.Reader, error) {
-			return sstable.Open(path, sstable.Options{FS: fsys})
-		}
+	if err := cfg.resolve(); err != nil {
+		return nil, fmt.Errorf("start snapshot manager: %w", err)
 	}
 	m := &Manager{
 		cfg:         cfg,
@@ -159,24 +84,15 @@ func NewManager(cfg Config) (*Manager, error) {
 	}
 	switch cfg.Mode {
 	case Hardlink:
-		if m.cfg.Dir == "" {
-			m.cfg.Dir = DefaultDir(cfg.DataDir)
-		}
-		r, err := openRoot(m.cfg.Dir, cfg.DataDir)
+		r, err := openRoot(cfg.Dir, cfg.DataDir)
 		if err != nil {
 			return nil, err
 		}
 		m.root = r
 	case Live:
 	case Sidecar:
-		if cfg.Sidecar == nil {
-			return nil, errors.New("start snapshot manager: sidecar mode needs a Sidecar client")
-		}
-		if m.cfg.Dir == "" {
-			m.cfg.Dir = filepath.Join(os.TempDir(), "sstable-flight-sidecar")
-		}
 		// The directory only keeps the journal of our Cassandra snapshots.
-		r, err := openRoot(m.cfg.Dir, "")
+		r, err := openRoot(cfg.Dir, "")
 		if err != nil {
 			return nil, err
 		}
@@ -186,27 +102,22 @@ func NewManager(cfg Config) (*Manager, error) {
 			r.close()
 			return nil, err
 		}
-	default:
-		return nil, fmt.Errorf("start snapshot manager: mode %q (want %s, %s or %s)", cfg.Mode, Hardlink, Live, Sidecar)
 	}
 	go m.janitor()
 	return m, nil
 }
 
-// DefaultDir is Hardlink mode's default snapshot directory for dataDir.
-func DefaultDir(dataDir string) string {
-	abs, err := filepath.Abs(dataDir)
-	if err != nil {
-		abs = dataDir
-	}
-	return filepath.Join(filepath.Dir(abs), "sstable-flight-snapshots")
-}
-
 // Mode is the manager's mode.
 func (m *Manager) Mode() Mode { return m.cfg.Mode }
 
-// Dir is the snapshot directory (Hardlink mode).
+// Dir is the snapshot directory (Hardlink mode), or the directory of
+// the journal of our Cassandra snapshots (Sidecar mode).
 func (m *Manager) Dir() string { return m.cfg.Dir }
+
+// Window is the freshness window, resolved for the mode: whoever else
+// trusts what it found for "one window" (the server's table cache) takes
+// it from here, so the two never disagree.
+func (m *Manager) Window() time.Duration { return m.cfg.Window }
 
 // Stats returns the current counters.
 func (m *Manager) Stats() Stats {

@@ -23,13 +23,6 @@ import (
 // snapshot makes Cassandra flush the table, so the window bounds how
 // often queries cause flushes (DefaultSidecarWindow).
 
-// Sidecar is the mode constant; Config.Sidecar is its client.
-const Sidecar Mode = "sidecar"
-
-// DefaultSidecarWindow is Sidecar mode's default window: each new epoch
-// is a Cassandra snapshot, which flushes the table first.
-const DefaultSidecarWindow = 30 * time.Second
-
 // ErrNoTable reports a keyspace or table Cassandra does not have
 // (Sidecar answered 404 to the snapshot).
 var ErrNoTable = errors.New("no such table")
