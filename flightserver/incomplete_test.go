@@ -74,7 +74,7 @@ func damageServer(t *testing.T, mode snapshot.Mode, data string) *testServer {
 	schemas := loadCorpusSchemas(t, data)
 	return startServer(t, "oa", func(c *flightserver.Config) {
 		c.DataDir, c.Schemas = "", schemas
-		c.Snapshot = snapshot.Config{Mode: snapshot.Sidecar, Sidecar: sidecar.New(side.URL, sidecar.Options{}),
+		c.Snapshot = snapshot.Config{Mode: snapshot.Sidecar, Sidecar: side.Client(sidecar.Options{}),
 			Dir: filepath.Join(filepath.Dir(data), "sidecar-state"), Window: window}
 	})
 }

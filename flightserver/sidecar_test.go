@@ -92,7 +92,7 @@ func TestSidecarModeMatchesLocal(t *testing.T) {
 	})
 	remote := startServer(t, "oa", func(c *flightserver.Config) {
 		c.DataDir, c.Schemas = "", schemas
-		c.Snapshot = snapshot.Config{Mode: snapshot.Sidecar, Sidecar: sidecar.New(side.URL, sidecar.Options{}),
+		c.Snapshot = snapshot.Config{Mode: snapshot.Sidecar, Sidecar: side.Client(sidecar.Options{}),
 			Dir: filepath.Join(t.TempDir(), "sidecar-state")}
 	})
 	ctx := context.Background()

@@ -110,5 +110,9 @@ func TestTinyGrace(t *testing.T) {
 
 func newTestSidecarClient(t *testing.T) *sidecar.Client {
 	t.Helper()
-	return sidecar.New("http://127.0.0.1:1", sidecar.Options{})
+	c, err := sidecar.New("http://127.0.0.1:1", sidecar.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -31,7 +31,7 @@ func TestSidecarEpochs(t *testing.T) {
 	defer side.Close()
 	state := filepath.Join(t.TempDir(), "state")
 	c := &clock{t: time.Unix(1_800_000_000, 0)}
-	cfg := Config{Mode: Sidecar, Sidecar: sidecar.New(side.URL, sidecar.Options{}), Dir: state, Now: c.now}
+	cfg := Config{Mode: Sidecar, Sidecar: side.Client(sidecar.Options{}), Dir: state, Now: c.now}
 	m, err := NewManager(cfg)
 	if err != nil {
 		t.Fatal(err)

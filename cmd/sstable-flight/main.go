@@ -58,7 +58,11 @@ func run() error {
 	cfg.Snapshot.Mode = snapshot.Mode(*mode)
 	if *sidecarURL != "" {
 		cfg.Snapshot.Mode = snapshot.Sidecar
-		cfg.Snapshot.Sidecar = sidecar.New(*sidecarURL, sidecar.Options{BearerToken: os.Getenv("SSTF_SIDECAR_TOKEN")})
+		sc, err := sidecar.New(*sidecarURL, sidecar.Options{BearerToken: os.Getenv("SSTF_SIDECAR_TOKEN")})
+		if err != nil {
+			return fmt.Errorf("read --sidecar: %w", err)
+		}
+		cfg.Snapshot.Sidecar = sc
 		if !flagSet("snapshot-window") {
 			cfg.Snapshot.Window = 0 // Sidecar mode's default: each epoch flushes the table
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -12,7 +13,8 @@ import (
 )
 
 // Options configure a Client. The zero value works: http.DefaultClient,
-// no credentials, 256 KiB blocks and a 64 MiB cache.
+// no credentials, 256 KiB blocks and a 64 MiB cache. New applies the
+// defaults (resolve, the one place for them).
 type Options struct {
 	// HTTPClient sends the requests (TLS, timeouts, proxies); nil is
 	// http.DefaultClient. Its Timeout bounds each block read, which has
@@ -23,18 +25,18 @@ type Options struct {
 	// Header is added to every request (another auth scheme, tracing).
 	Header http.Header
 	// BlockSize is the unit of range requests and of the cache; reads
-	// are aligned to it. Default 256 KiB.
+	// are aligned to it. Zero or less: 256 KiB.
 	BlockSize int64
 	// CacheBytes bounds the block cache shared by all files of the
-	// client. Default 64 MiB; negative disables caching (every block
-	// read is a request, concurrent ones for a block still shared).
+	// client. Zero: 64 MiB; negative disables caching (every block read
+	// is a request, concurrent ones for a block still shared).
 	CacheBytes int64
 	// Retries is how often a request answered 429 Too Many Requests or
 	// 503 Service Unavailable is retried, after the Retry-After the
-	// answer asks for (Sidecar throttles streaming with 429). Default 3;
+	// answer asks for (Sidecar throttles streaming with 429). Zero: 3;
 	// negative means never.
 	Retries int
-	// MaxRetryWait caps one wait between retries. Default 10s.
+	// MaxRetryWait caps one wait between retries. Zero or less: 10s.
 	MaxRetryWait time.Duration
 }
 
@@ -44,6 +46,25 @@ const (
 	defaultRetries      = 3
 	defaultMaxRetryWait = 10 * time.Second
 )
+
+// resolve applies the defaults noted on Options.
+func (o *Options) resolve() {
+	if o.HTTPClient == nil {
+		o.HTTPClient = http.DefaultClient
+	}
+	if o.BlockSize <= 0 {
+		o.BlockSize = defaultBlockSize
+	}
+	if o.CacheBytes == 0 {
+		o.CacheBytes = defaultCacheBytes
+	}
+	if o.Retries == 0 {
+		o.Retries = defaultRetries
+	}
+	if o.MaxRetryWait <= 0 {
+		o.MaxRetryWait = defaultMaxRetryWait
+	}
+}
 
 // Client talks to one Sidecar (one Cassandra node). It is safe for
 // concurrent use; all FS values it returns share its block cache.
@@ -56,26 +77,21 @@ type Client struct {
 }
 
 // New returns a client of the Sidecar at baseURL (e.g.
-// "http://cassandra-0:9043"). A malformed URL fails on first use.
-func New(baseURL string, opts Options) *Client {
-	if opts.HTTPClient == nil {
-		opts.HTTPClient = http.DefaultClient
+// "http://cassandra-0:9043"). A base URL that is not an absolute http or
+// https URL with a host is refused here, at start-up, rather than by the
+// first query.
+func New(baseURL string, opts Options) (*Client, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return nil, fmt.Errorf("read sidecar base URL %q: %w", baseURL, err)
 	}
-	if opts.BlockSize <= 0 {
-		opts.BlockSize = defaultBlockSize
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("read sidecar base URL %q: want http://HOST:PORT or https://HOST:PORT, with no query", baseURL)
 	}
-	if opts.CacheBytes == 0 {
-		opts.CacheBytes = defaultCacheBytes
-	}
-	if opts.Retries == 0 {
-		opts.Retries = defaultRetries
-	}
-	if opts.MaxRetryWait <= 0 {
-		opts.MaxRetryWait = defaultMaxRetryWait
-	}
+	opts.resolve()
 	c := &Client{base: strings.TrimRight(baseURL, "/"), hc: opts.HTTPClient, opts: opts}
 	c.cache = newBlockCache(opts.CacheBytes, &c.st)
-	return c
+	return c, nil
 }
 
 // do sends one request to a route (path and query), retrying throttled
@@ -128,6 +144,8 @@ func (c *Client) retryWait(h string) time.Duration {
 	if s, err := strconv.Atoi(strings.TrimSpace(h)); err == nil && s >= 0 {
 		d = time.Duration(s) * time.Second
 	} else if t, err := http.ParseTime(h); err == nil {
+		// NB: the real clock, not an injected one: the date is Sidecar's
+		// wall clock and the wait a real one.
 		d = time.Until(t)
 	}
 	return max(0, min(d, c.opts.MaxRetryWait))

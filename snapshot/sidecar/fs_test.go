@@ -385,7 +385,7 @@ func TestConcurrentReaders(t *testing.T) {
 
 	// One block, many readers at once, a slow server: one request.
 	slow := &slowTransport{delay: 100 * time.Millisecond}
-	sc := sidecar.New(f.fake.URL, sidecar.Options{HTTPClient: &http.Client{Transport: slow}, BlockSize: bs, BearerToken: "tok"})
+	sc := f.fake.Client(sidecar.Options{HTTPClient: &http.Client{Transport: slow}, BlockSize: bs, BearerToken: "tok"})
 	file, _, err := sc.FS(keyspace, "wide", "conc").Open("oa-1-big-Data.db")
 	if err != nil {
 		t.Fatal(err)

@@ -82,7 +82,7 @@ func copyFiles(t *testing.T, src, dst string) {
 }
 
 func (f *fixture) client(opts sidecar.Options) *sidecar.Client {
-	return sidecar.New(f.fake.URL, opts)
+	return f.fake.Client(opts)
 }
 
 // dataFiles are the Data.db files of a listing.

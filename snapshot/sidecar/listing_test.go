@@ -62,10 +62,42 @@ func TestDecodeListing(t *testing.T) {
 
 // TestRetryWait reads Retry-After in seconds or as a date, within bounds.
 func TestRetryWait(t *testing.T) {
-	c := New("http://x", Options{})
+	c, err := New("http://x", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for h, want := range map[string]string{"": "1s", "0": "0s", "3": "3s", "600": "10s", "junk": "1s", "-4": "1s"} {
 		if got := c.retryWait(h).String(); got != want {
 			t.Errorf("Retry-After %q: wait %s, want %s", h, got, want)
 		}
+	}
+}
+
+// TestNewRefusesBadBaseURL: a base URL the first request could not use
+// is refused by New, at start-up, naming the URL.
+func TestNewRefusesBadBaseURL(t *testing.T) {
+	for _, tc := range []struct {
+		url string
+		ok  bool
+	}{
+		{"http://127.0.0.1:9043", true},
+		{"https://cassandra-0:9043/", true},
+		{"127.0.0.1:9043", false}, // no scheme: "127.0.0.1" parses as one
+		{"cassandra-0:9043", false},
+		{"ftp://cassandra-0:9043", false},
+		{"http://", false},
+		{"http://cassandra-0:9043/?x=1", false},
+		{"http://[::1", false},
+		{"", false},
+	} {
+		t.Run(tc.url, func(t *testing.T) {
+			_, err := New(tc.url, Options{})
+			if tc.ok != (err == nil) {
+				t.Fatalf("New(%q): %v", tc.url, err)
+			}
+			if err != nil && !strings.Contains(err.Error(), "sidecar base URL") {
+				t.Fatalf("New(%q): %v does not name the base URL", tc.url, err)
+			}
+		})
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"sync"
+
+	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 )
 
 // Request is one request the fake served.
@@ -19,7 +21,7 @@ type Request struct {
 }
 
 // Server is a running fake Sidecar. Its URL is the base URL for
-// sidecar.New.
+// sidecar.New; Client makes one.
 type Server struct {
 	URL string
 
@@ -138,4 +140,14 @@ func hostPort(r *http.Request) (string, int) {
 	}
 	p, _ := strconv.Atoi(port)
 	return host, p
+}
+
+// Client is a client of the fake with opts. Its URL is always a valid
+// base URL, so New cannot fail.
+func (s *Server) Client(opts sidecar.Options) *sidecar.Client {
+	c, err := sidecar.New(s.URL, opts)
+	if err != nil {
+		panic("sidecartest: " + err.Error())
+	}
+	return c
 }
