@@ -4,5 +4,7 @@
 // reused builders, admission control, and Prometheus metrics.
 //
 // It composes snapshot, sstable and reconcile and owns everything gRPC and
-// Arrow.
+// Arrow. Config (config.go) is resolved once, by New: defaults applied
+// and values that cannot work refused with a ConfigError naming the
+// field, the snapshot.Config inside by snapshot.NewManager.
 package flightserver

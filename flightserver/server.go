@@ -6,103 +6,22 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/pprof"
 	"os"
-	"runtime"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
-
-// Config configures a Server. Zero values take the defaults noted.
-type Config struct {
-	DataDir string       // Cassandra layout: <keyspace>/<table>-<id>/
-	Schemas SchemaSource // default: schema.cql beside the SSTables, else their headers
-	// MaxStreams bounds concurrent DoGet streams (default: 2 per CPU of
-	// the process' quota, GOMAXPROCS); AdmissionWait is how long a stream
-	// beyond it waits before UNAVAILABLE (default 2 s).
-	MaxStreams    int
-	AdmissionWait time.Duration
-	// BatchRows and BatchBytes bound each record batch (defaults 32768
-	// rows and 2 MiB of value bytes, which keeps IPC messages under
-	// gRPC's 4 MiB default receive limit).
-	BatchRows  int
-	BatchBytes int
-	// TLS: a certificate and key enable TLS; a client CA adds mTLS.
-	TLSCert, TLSKey, ClientCA string
-	// AuthToken, when set, is required as "authorization: Bearer <token>"
-	// on every RPC but the health check.
-	AuthToken string
-	Logger    *slog.Logger
-	Allocator memory.Allocator
-	Now       func() time.Time // read time for TTLs; default time.Now
-	// Snapshot says how queries hold a table's SSTables still (mode,
-	// directory, freshness window, grace, pinned-bytes cap); its DataDir
-	// is DataDir. Zero: hard links in snapshot.DefaultDir(DataDir), 3 s
-	// window.
-	Snapshot snapshot.Config
-	// ChunkCacheBytes bounds the decompressed Data.db chunks kept for
-	// point reads (default 64 MiB; negative: none). It fills only as
-	// point reads run; scans never use it.
-	ChunkCacheBytes int64
-	// KeyCacheBytes bounds the partition positions kept for point reads
-	// of BIG SSTables, so a warm read skips its Index.db scan (default
-	// 8 MiB, ~70,000 short keys; negative: none).
-	KeyCacheBytes int64
-}
-
-// DefaultChunkCacheBytes and DefaultKeyCacheBytes are the caches'
-// defaults.
-const (
-	DefaultChunkCacheBytes = 64 << 20
-	DefaultKeyCacheBytes   = 8 << 20
-)
-
-func (c *Config) defaults() {
-	if c.MaxStreams <= 0 {
-		c.MaxStreams = 2 * runtime.GOMAXPROCS(0)
-	}
-	if c.AdmissionWait <= 0 {
-		c.AdmissionWait = 2 * time.Second
-	}
-	if c.BatchRows <= 0 {
-		c.BatchRows = 32768
-	}
-	if c.BatchBytes <= 0 {
-		c.BatchBytes = 2 << 20
-	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
-	}
-	if c.Allocator == nil {
-		c.Allocator = newPoolAllocator()
-	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
-	if c.Schemas == nil {
-		c.Schemas = NewCatalogSchemas(catalog.New(catalog.Options{}))
-	}
-	if c.ChunkCacheBytes == 0 {
-		c.ChunkCacheBytes = DefaultChunkCacheBytes
-	}
-	if c.KeyCacheBytes == 0 {
-		c.KeyCacheBytes = DefaultKeyCacheBytes
-	}
-}
 
 // Server is the Flight server and its admin endpoint.
 type Server struct {
@@ -115,16 +34,10 @@ type Server struct {
 
 // New builds a server over cfg.DataDir; Serve starts it.
 func New(cfg Config) (*Server, error) {
-	cfg.defaults()
-	if cfg.Snapshot.Mode != snapshot.Sidecar {
-		if st, err := os.Stat(cfg.DataDir); err != nil || !st.IsDir() {
-			return nil, fmt.Errorf("start server: data directory %q: not a readable directory", cfg.DataDir)
-		}
+	if err := cfg.resolve(); err != nil {
+		return nil, fmt.Errorf("start server: %w", err)
 	}
 	sc := cfg.Snapshot
-	if sc.Mode != snapshot.Sidecar {
-		sc.DataDir = cfg.DataDir
-	}
 	var caches sstable.Options // the point reads' caches every reader shares
 	if cfg.ChunkCacheBytes > 0 {
 		caches.ChunkCache = sstable.NewChunkCache(cfg.ChunkCacheBytes)
@@ -144,7 +57,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	snaps, err := snapshot.NewManager(sc)
 	if err != nil {
-		return nil, fmt.Errorf("start server: %w", err)
+		return nil, fmt.Errorf("start server: %w", snapshotConfigError(err))
 	}
 	adm := newAdmission(cfg.MaxStreams, cfg.AdmissionWait)
 	m := newMetrics(adm, snaps, sc.Sidecar, caches)

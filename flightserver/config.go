@@ -1,0 +1,154 @@
+package flightserver
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
+	"github.com/sstable-flight/sstable-flight/snapshot"
+)
+
+// Config configures a Server. New applies the defaults noted and refuses
+// values that cannot work (resolve, below, is the one place for both);
+// the snapshot.Config inside is resolved by snapshot.NewManager.
+type Config struct {
+	// DataDir is Cassandra's data directory, <keyspace>/<table>-<id>/:
+	// required, unless Snapshot is Sidecar mode, which has none.
+	DataDir string
+	Schemas SchemaSource // default: schema.cql beside the SSTables, else their headers
+	// MaxStreams bounds concurrent DoGet streams (default: 2 per CPU of
+	// the process' quota, GOMAXPROCS); AdmissionWait is how long a stream
+	// beyond it waits before UNAVAILABLE (default DefaultAdmissionWait).
+	MaxStreams    int
+	AdmissionWait time.Duration
+	// BatchRows and BatchBytes bound each record batch (defaults
+	// DefaultBatchRows rows and DefaultBatchBytes of value bytes, which
+	// keeps IPC messages under gRPC's 4 MiB default receive limit).
+	BatchRows  int
+	BatchBytes int
+	// TLS: a certificate and key enable TLS; a client CA adds mTLS.
+	TLSCert, TLSKey, ClientCA string
+	// AuthToken, when set, is required as "authorization: Bearer <token>"
+	// on every RPC but the health check.
+	AuthToken string
+	Logger    *slog.Logger
+	Allocator memory.Allocator
+	Now       func() time.Time // read time for TTLs; default time.Now
+	// Snapshot says how queries hold a table's SSTables still (mode,
+	// directory, freshness window, grace, pinned-bytes cap); its DataDir
+	// is DataDir. Zero: hard links in snapshot.DefaultDir(DataDir), the
+	// mode's window (snapshot.Config.Window).
+	Snapshot snapshot.Config
+	// ChunkCacheBytes bounds the decompressed Data.db chunks kept for
+	// point reads (default DefaultChunkCacheBytes; negative: none). It
+	// fills only as point reads run; scans never use it.
+	ChunkCacheBytes int64
+	// KeyCacheBytes bounds the partition positions kept for point reads
+	// of BIG SSTables, so a warm read skips its Index.db scan (default
+	// DefaultKeyCacheBytes, ~70,000 short keys; negative: none).
+	KeyCacheBytes int64
+}
+
+// Config's defaults (MaxStreams' depends on the CPUs: 2 per CPU).
+const (
+	DefaultAdmissionWait   = 2 * time.Second
+	DefaultBatchRows       = 32768
+	DefaultBatchBytes      = 2 << 20
+	DefaultChunkCacheBytes = 64 << 20
+	DefaultKeyCacheBytes   = 8 << 20
+)
+
+// ConfigError is a Config value New refuses. Field is spelled as in
+// Config ("Snapshot.Window" for a field of Snapshot), Value as given
+// (empty when the field is missing), so the command can name the flag
+// that set it.
+type ConfigError struct {
+	Field, Value, Reason string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("config %s: %s", e.Field, e.Reason)
+	}
+	return fmt.Sprintf("config %s %s: %s", e.Field, e.Value, e.Reason)
+}
+
+// resolve applies the defaults and checks every value of the server's
+// own: the one place either happens. Snapshot is passed on to
+// snapshot.NewManager, which resolves it; its DataDir is DataDir.
+func (c *Config) resolve() error {
+	switch {
+	case c.MaxStreams < 0:
+		return &ConfigError{"MaxStreams", strconv.Itoa(c.MaxStreams), "must not be negative (0: 2 per CPU)"}
+	case c.AdmissionWait < 0:
+		return &ConfigError{"AdmissionWait", c.AdmissionWait.String(), "must not be negative (0: " + DefaultAdmissionWait.String() + ")"}
+	case c.BatchRows < 0:
+		return &ConfigError{"BatchRows", strconv.Itoa(c.BatchRows), "must not be negative (0: " + strconv.Itoa(DefaultBatchRows) + ")"}
+	case c.BatchBytes < 0:
+		return &ConfigError{"BatchBytes", strconv.Itoa(c.BatchBytes), "must not be negative (0: " + strconv.Itoa(DefaultBatchBytes) + ")"}
+	}
+	switch {
+	case c.TLSCert != "" && c.TLSKey == "":
+		return &ConfigError{"TLSKey", "", "required with TLSCert: the certificate's private key"}
+	case c.TLSCert == "" && c.TLSKey != "":
+		return &ConfigError{"TLSCert", "", "required with TLSKey: the key's certificate"}
+	case c.TLSCert == "" && c.ClientCA != "":
+		// A client CA without TLS would serve plaintext to anyone while
+		// the operator believes client certificates are checked.
+		return &ConfigError{"TLSCert", "", "required with ClientCA: client certificates are checked only over TLS"}
+	}
+	if c.MaxStreams == 0 {
+		c.MaxStreams = 2 * runtime.GOMAXPROCS(0)
+	}
+	if c.AdmissionWait == 0 {
+		c.AdmissionWait = DefaultAdmissionWait
+	}
+	if c.BatchRows == 0 {
+		c.BatchRows = DefaultBatchRows
+	}
+	if c.BatchBytes == 0 {
+		c.BatchBytes = DefaultBatchBytes
+	}
+	if c.ChunkCacheBytes == 0 {
+		c.ChunkCacheBytes = DefaultChunkCacheBytes
+	}
+	if c.KeyCacheBytes == 0 {
+		c.KeyCacheBytes = DefaultKeyCacheBytes
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if c.Allocator == nil {
+		c.Allocator = newPoolAllocator()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Schemas == nil {
+		c.Schemas = NewCatalogSchemas(catalog.New(catalog.Options{}))
+	}
+	c.Snapshot.DataDir = c.DataDir
+	return nil
+}
+
+// snapshotConfigError names a field snapshot.NewManager refused as a
+// field of Config: Snapshot.DataDir is DataDir, the rest are under
+// Snapshot.
+func snapshotConfigError(err error) error {
+	var se *snapshot.ConfigError
+	if !errors.As(err, &se) {
+		return err
+	}
+	field := "Snapshot." + se.Field
+	if se.Field == "DataDir" {
+		field = "DataDir"
+	}
+	return &ConfigError{Field: field, Value: se.Value, Reason: se.Reason}
+}
