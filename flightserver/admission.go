@@ -41,6 +41,8 @@ func (a *admission) acquire(ctx context.Context) (func(), error) {
 	case a.slots <- struct{}{}:
 	default:
 		a.waiting.Add(1)
+		// A real timer, not Config.Now: the wait is the client's real
+		// time in the queue.
 		t := time.NewTimer(a.wait)
 		select {
 		case a.slots <- struct{}{}:

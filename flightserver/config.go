@@ -40,10 +40,14 @@ type Config struct {
 	AuthToken string
 	Logger    *slog.Logger
 	Allocator memory.Allocator
-	Now       func() time.Time // read time for TTLs; default time.Now
+	// Now is the server's clock (default time.Now): the read time of
+	// TTLs, and every window, grace and age of the snapshots and of the
+	// table cache (Snapshot.Now is Now). Latency metrics and timeouts
+	// are real time, whatever it says.
+	Now func() time.Time
 	// Snapshot says how queries hold a table's SSTables still (mode,
 	// directory, freshness window, grace, pinned-bytes cap); its DataDir
-	// is DataDir. Zero: hard links in snapshot.DefaultDir(DataDir), the
+	// is DataDir and its clock Now. Zero: hard links in snapshot.DefaultDir(DataDir), the
 	// mode's window (snapshot.Config.Window).
 	Snapshot snapshot.Config
 	// ChunkCacheBytes bounds the decompressed Data.db chunks kept for
@@ -82,7 +86,8 @@ func (e *ConfigError) Error() string {
 
 // resolve applies the defaults and checks every value of the server's
 // own: the one place either happens. Snapshot is passed on to
-// snapshot.NewManager, which resolves it; its DataDir is DataDir.
+// snapshot.NewManager, which resolves it; its DataDir is DataDir and its
+// clock Now.
 func (c *Config) resolve() error {
 	switch {
 	case c.MaxStreams < 0:
@@ -132,9 +137,9 @@ func (c *Config) resolve() error {
 		c.Now = time.Now
 	}
 	if c.Schemas == nil {
-		c.Schemas = NewCatalogSchemas(catalog.New(catalog.Options{}))
+		c.Schemas = NewCatalogSchemas(catalog.New(catalog.Options{Now: c.Now}))
 	}
-	c.Snapshot.DataDir = c.DataDir
+	c.Snapshot.DataDir, c.Snapshot.Now = c.DataDir, c.Now
 	return nil
 }
 

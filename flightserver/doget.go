@@ -88,6 +88,8 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 	}
 	defer release()
 
+	// NB: the phase timings are real time (time.Now, never Config.Now),
+	// as latencies are.
 	openStart := time.Now()
 	var l *lease
 	if t.Epoch != "" {

@@ -36,7 +36,9 @@ func rpcName(method string) string { return method[strings.LastIndexByte(method,
 
 // observe turns err into a status, counts and times the RPC, and logs a
 // failure that is the server's concern (not a client's cancel, a missing
-// table or a bad request).
+// table or a bad request). NB: start and the latency are real time
+// (time.Now, never Config.Now): a latency is how long the RPC took, which
+// an injected clock does not change.
 func (s *service) observe(method string, start time.Time, err error) error {
 	err = toStatus(err)
 	name := rpcName(method)

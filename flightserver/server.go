@@ -67,7 +67,7 @@ func New(cfg Config) (*Server, error) {
 		fresh = snapshot.DefaultWindow
 	}
 	svc.tables = &tables{dataDir: cfg.DataDir, lister: snapshot.NewLister(cfg.DataDir), schemas: cfg.Schemas, snaps: snaps,
-		fresh: fresh, now: time.Now, built: map[string]*table{}, found: map[tableName]foundDir{}}
+		fresh: fresh, now: cfg.Now, built: map[string]*table{}, found: map[tableName]foundDir{}}
 
 	opts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(svc.unaryInterceptor),

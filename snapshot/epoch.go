@@ -99,6 +99,8 @@ func (e *Epoch) cleanup() {
 }
 
 // janitor retires superseded epochs once unused for the grace period.
+// Its ticker paces the sweeps in real time; what each sweep retires is
+// decided by Config.Now.
 func (m *Manager) janitor() {
 	defer close(m.done)
 	// NB: at least a millisecond: a grace of a nanosecond must not make

@@ -33,6 +33,12 @@ type listed struct {
 const racyWindow = 2 * time.Second
 
 // NewLister lists tables under dataDir.
+//
+// NB: its clock is the real one (time.Now), never an injected Now: the
+// racy rule compares it with directory mtimes, which the kernel stamps
+// from the real clock. An injected clock behind the real one would only
+// list every time; one ahead of it would trust a listing that a change
+// within the same mtime tick left stale.
 func NewLister(dataDir string) *Lister {
 	return &Lister{dataDir: dataDir, now: time.Now, tables: map[string]listed{}}
 }

@@ -54,8 +54,9 @@ type Manager struct {
 
 	stop chan struct{}
 	done chan struct{}
-	// sleep pauses between listings of a cut (time.Sleep; tests step
-	// through a race with it).
+	// sleep pauses between listings of a cut (time.Sleep, real time: it
+	// waits for Cassandra, not for a window; tests step through a race
+	// with it).
 	sleep func(time.Duration)
 }
 
@@ -73,8 +74,12 @@ func NewManager(cfg Config) (*Manager, error) {
 		return nil, fmt.Errorf("start snapshot manager: %w", err)
 	}
 	m := &Manager{
-		cfg:         cfg,
-		incarnation: strconv.FormatInt(cfg.Now().UnixNano(), 36),
+		cfg: cfg,
+		// NB: the real clock, not Config.Now: the incarnation is an
+		// identity, which must differ between two runs even under a
+		// fixed test clock, or a ticket of the last run could name an
+		// epoch of this one.
+		incarnation: strconv.FormatInt(time.Now().UnixNano(), 36),
 		tables:      map[string]*tableState{},
 		epochs:      map[string]*Epoch{},
 		readers:     map[fileID]*sharedReader{},

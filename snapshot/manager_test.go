@@ -381,3 +381,24 @@ func TestConcurrentAcquireCutsOnce(t *testing.T) {
 		t.Fatalf("stats %+v: want one cut, 3 readers", st)
 	}
 }
+
+// TestEpochIDsDifferAcrossRuns: two runs under one fixed test clock
+// still name their epochs apart, so a ticket of the first run is
+// ErrEpochGone in the second rather than naming one of its epochs.
+func TestEpochIDsDifferAcrossRuns(t *testing.T) {
+	td := liveTable(t, "1")
+	live := func(c *Config) { c.Mode, c.Dir = Live, "" }
+	m1, _ := newTestManager(t, td, live)
+	e1 := acquire(t, m1, td)
+	e1.Release()
+	m1.Close()
+	m2, _ := newTestManager(t, td, live)
+	e2 := acquire(t, m2, td)
+	defer e2.Release()
+	if e1.ID == e2.ID {
+		t.Fatalf("two runs under one clock both cut epoch %s", e1.ID)
+	}
+	if _, err := m2.Lookup("ks", "t", e1.ID); !errors.Is(err, ErrEpochGone) {
+		t.Fatalf("the first run's epoch in the second: %v, want ErrEpochGone", err)
+	}
+}

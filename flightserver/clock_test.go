@@ -1,0 +1,109 @@
+package flightserver_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sstable-flight/sstable-flight/flightserver"
+	"github.com/sstable-flight/sstable-flight/snapshot"
+)
+
+// fakeClock is a settable clock for Config.Now.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// planTicket plans a read of the table and returns its first ticket.
+func planTicket(t *testing.T, ts *testServer, keyspace, table string) *flightserver.Ticket {
+	t.Helper()
+	info, err := ts.client.GetFlightInfo(context.Background(), path(keyspace, table))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := flightserver.DecodeTicket(info.Endpoint[0].Ticket.Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+// TestInjectedClockDrivesWindows: Config.Now is the clock of every
+// freshness decision, the snapshot window's and the table cache's, not
+// only of the tickets' read time. The fake clock moves past the window in
+// no real time: only a server that reads it sees the change.
+func TestInjectedClockDrivesWindows(t *testing.T) {
+	start := time.Unix(1_800_000_000, 0)
+	t.Run("snapshot window", func(t *testing.T) {
+		data := copyCorpusTable(t, "deletions")
+		clock := &fakeClock{t: start}
+		ts := startServer(t, "oa", func(c *flightserver.Config) {
+			c.DataDir, c.Now = data, clock.now
+		})
+		first := planTicket(t, ts, "corpus", "deletions")
+		if first.Now != start.Unix() {
+			t.Fatalf("ticket read time %d, want the fake clock's %d", first.Now, start.Unix())
+		}
+		// A compaction's end: generation 3 is gone from the directory.
+		dirs, _ := filepath.Glob(filepath.Join(data, "corpus", "deletions-*"))
+		gen3, _ := filepath.Glob(filepath.Join(dirs[0], "oa-3-big-*"))
+		for _, f := range gen3 {
+			if err := os.Remove(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		clock.add(snapshot.DefaultWindow - time.Millisecond)
+		if got := planTicket(t, ts, "corpus", "deletions"); got.Epoch != first.Epoch {
+			t.Fatalf("within the window: epoch %s, want the first query's %s", got.Epoch, first.Epoch)
+		}
+		clock.add(time.Millisecond)
+		if got := planTicket(t, ts, "corpus", "deletions"); got.Epoch == first.Epoch {
+			t.Fatalf("the fake clock past the window: still epoch %s, cut before the SSTables changed", got.Epoch)
+		}
+	})
+	t.Run("table directory cache", func(t *testing.T) {
+		data := copyCorpusTable(t, "deletions")
+		clock := &fakeClock{t: start}
+		ts := startServer(t, "oa", func(c *flightserver.Config) {
+			c.DataDir, c.Now = data, clock.now
+		})
+		first := planTicket(t, ts, "corpus", "deletions")
+		// The table dropped and created again, the new directory holding
+		// the SSTables: the server takes it once it looks again.
+		dirs, _ := filepath.Glob(filepath.Join(data, "corpus", "deletions-*"))
+		renamed := filepath.Join(data, "corpus", "deletions-ffffffffffffffffffffffffffffffff")
+		if err := os.Mkdir(renamed, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		files, _ := filepath.Glob(filepath.Join(dirs[0], "*"))
+		for _, f := range files {
+			if err := os.Link(f, filepath.Join(renamed, filepath.Base(f))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		clock.add(snapshot.DefaultWindow - time.Millisecond)
+		if got := planTicket(t, ts, "corpus", "deletions"); got.Epoch != first.Epoch {
+			t.Fatalf("within the window: epoch %s, want the first query's %s", got.Epoch, first.Epoch)
+		}
+		clock.add(time.Millisecond)
+		if got := planTicket(t, ts, "corpus", "deletions"); got.Epoch == first.Epoch {
+			t.Fatalf("the fake clock past the window: still epoch %s of the old directory", got.Epoch)
+		}
+	})
+}
