@@ -62,12 +62,10 @@ func New(cfg Config) (*Server, error) {
 	adm := newAdmission(cfg.MaxStreams, cfg.AdmissionWait)
 	m := newMetrics(adm, snaps, sc.Sidecar, caches)
 	svc := &service{cfg: cfg, mem: cfg.Allocator, adm: adm, metrics: m, log: cfg.Logger}
-	fresh := cfg.Snapshot.Window
-	if fresh <= 0 {
-		fresh = snapshot.DefaultWindow
-	}
+	// The table cache trusts what it found for the snapshots' window,
+	// as the manager resolved it for its mode: one rule, not a guess.
 	svc.tables = &tables{dataDir: cfg.DataDir, lister: snapshot.NewLister(cfg.DataDir), schemas: cfg.Schemas, snaps: snaps,
-		fresh: fresh, now: cfg.Now, built: map[string]*table{}, found: map[tableName]foundDir{}}
+		fresh: snaps.Window(), now: cfg.Now, built: map[string]*table{}, found: map[tableName]foundDir{}}
 
 	opts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(svc.unaryInterceptor),

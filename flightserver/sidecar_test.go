@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
@@ -169,5 +171,77 @@ func TestSidecarModeMatchesLocal(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(data, "*", "*", "snapshots", "*"))
 	if len(left) != 0 {
 		t.Fatalf("snapshots left after shutdown: %v", left)
+	}
+}
+
+// countingSchemas counts the schema lookups of a SchemaSource: the table
+// cache asks again only once its window has passed.
+type countingSchemas struct {
+	corpusSchemas
+	mu sync.Mutex
+	n  int
+}
+
+func (cs *countingSchemas) TableSchema(ctx context.Context, td snapshot.TableDir, rs []*sstable.Reader) (*catalog.Table, error) {
+	cs.mu.Lock()
+	cs.n++
+	cs.mu.Unlock()
+	return cs.corpusSchemas.TableSchema(ctx, td, rs)
+}
+
+func (cs *countingSchemas) count() int {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.n
+}
+
+// TestSidecarWindowRule: in Sidecar mode a zero window is
+// snapshot.DefaultSidecarWindow (every new epoch is a Cassandra snapshot,
+// which flushes the table), a window given is kept, and the server's
+// table cache trusts its schema for that same window: one rule, resolved
+// in snapshot.Config, that the server takes from the manager. Before,
+// the snapshots followed 30 s while the table cache asked for the schema
+// again after 3 s.
+func TestSidecarWindowRule(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		given, rules time.Duration
+	}{
+		{"zero: the sidecar default", 0, snapshot.DefaultSidecarWindow},
+		{"given", snapshot.DefaultWindow, snapshot.DefaultWindow},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := copyCorpusTable(t, "deletions")
+			side := sidecartest.New(data)
+			defer side.Close()
+			schemas := &countingSchemas{corpusSchemas: loadCorpusSchemas(t, data)}
+			clock := &fakeClock{t: time.Unix(1_800_000_000, 0)}
+			ts := startServer(t, "oa", func(c *flightserver.Config) {
+				c.DataDir, c.Schemas, c.Now = "", schemas, clock.now
+				c.Snapshot = snapshot.Config{Sidecar: side.Client(sidecar.Options{}),
+					Dir: filepath.Join(filepath.Dir(data), "sidecar-state"), Window: tc.given}
+			})
+			snapshots := func() int {
+				n := 0
+				for _, r := range side.Requests() {
+					if r.Method == "PUT" {
+						n++
+					}
+				}
+				return n
+			}
+			check := func(when string, wantSnaps, wantSchemas int) {
+				t.Helper()
+				planTicket(t, ts, "corpus", "deletions")
+				if got, gotSchemas := snapshots(), schemas.count(); got != wantSnaps || gotSchemas != wantSchemas {
+					t.Fatalf("%s: %d Cassandra snapshots and %d schema lookups, want %d and %d", when, got, gotSchemas, wantSnaps, wantSchemas)
+				}
+			}
+			check("first query", 1, 1)
+			clock.add(tc.rules - time.Millisecond)
+			check("within the window", 1, 1)
+			clock.add(time.Millisecond)
+			check("after the window", 2, 2)
+		})
 	}
 }

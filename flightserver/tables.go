@@ -36,7 +36,8 @@ type tables struct {
 	schemas SchemaSource
 	snaps   *snapshot.Manager
 	// fresh is how long a found directory and a resolved schema are
-	// trusted without asking again (the snapshot window): per request,
+	// trusted without asking again (the snapshot window, Manager.Window,
+	// so 30 s in Sidecar mode unless given): per request,
 	// the directory stats and the schema lookup were a tenth of a warm
 	// point read's server time.
 	fresh time.Duration

@@ -48,7 +48,7 @@ func run() error {
 	schemaCheck := flag.Duration("schema-check", catalog.DefaultCheckInterval, "how often, at most, to ask Cassandra whether the schema changed")
 	mode := flag.String("snapshot-mode", string(snapshot.Hardlink), "hardlink: link each query's SSTables into --snapshot-dir (safe against compactions); live: read the data directory in place")
 	flag.StringVar(&cfg.Snapshot.Dir, "snapshot-dir", "", "where hardlink snapshots go: on the data directory's filesystem, outside it (default: sstable-flight-snapshots beside --data-dir)")
-	flag.DurationVar(&cfg.Snapshot.Window, "snapshot-window", snapshot.DefaultWindow, "freshness window: queries within it share one snapshot")
+	flag.DurationVar(&cfg.Snapshot.Window, "snapshot-window", 0, fmt.Sprintf("freshness window: queries within it share one snapshot (0: %v, or %v in Sidecar mode, where each new snapshot flushes the table)", snapshot.DefaultWindow, snapshot.DefaultSidecarWindow))
 	flag.DurationVar(&cfg.Snapshot.Grace, "snapshot-grace", snapshot.DefaultGrace, "how long a superseded snapshot stays after its last use, for the rest of its query's splits")
 	flag.Int64Var(&cfg.Snapshot.PinnedCap, "snapshot-pinned-cap", 0, "bytes that snapshots may keep of files Cassandra deleted before superseded ones retire early (0: no cap)")
 	flag.Int64Var(&cfg.KeyCacheBytes, "key-cache-bytes", flightserver.DefaultKeyCacheBytes, "partition positions kept for point reads of BIG SSTables (negative: none)")
@@ -63,9 +63,6 @@ func run() error {
 			return fmt.Errorf("read --sidecar: %w", err)
 		}
 		cfg.Snapshot.Sidecar = sc
-		if !flagSet("snapshot-window") {
-			cfg.Snapshot.Window = 0 // Sidecar mode's default: each epoch flushes the table
-		}
 	}
 
 	var level slog.Level
@@ -165,11 +162,4 @@ func cqlSession(addr, user string) (*gocql.Session, error) {
 		return nil, fmt.Errorf("connect to cassandra %s: %w", addr, err)
 	}
 	return s, nil
-}
-
-// flagSet reports whether a flag was given on the command line.
-func flagSet(name string) bool {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }
