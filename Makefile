@@ -10,8 +10,9 @@ BENCH   := $(BUILD)/bench
 
 .PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-lane-a
 
+# The binary has no default data directory: --data-dir names the corpus.
 run:
-	$(GO) run ./cmd/sstable-flight --snapshot-dir build/snapshots
+	$(GO) run ./cmd/sstable-flight --data-dir testdata/corpus/oa --snapshot-dir build/snapshots
 
 deps:
 	@bash deploy/local/install-deps.sh

@@ -101,13 +101,13 @@ func (c *Config) resolve() error {
 	}
 	switch {
 	case c.TLSCert != "" && c.TLSKey == "":
-		return &ConfigError{"TLSKey", "", "required with TLSCert: the certificate's private key"}
+		return &ConfigError{"TLSKey", "", "required with a TLS certificate: its private key"}
 	case c.TLSCert == "" && c.TLSKey != "":
-		return &ConfigError{"TLSCert", "", "required with TLSKey: the key's certificate"}
+		return &ConfigError{"TLSCert", "", "required with a TLS key: its certificate"}
 	case c.TLSCert == "" && c.ClientCA != "":
 		// A client CA without TLS would serve plaintext to anyone while
 		// the operator believes client certificates are checked.
-		return &ConfigError{"TLSCert", "", "required with ClientCA: client certificates are checked only over TLS"}
+		return &ConfigError{"TLSCert", "", "required with a client CA: client certificates are checked only over TLS"}
 	}
 	if c.MaxStreams == 0 {
 		c.MaxStreams = 2 * runtime.GOMAXPROCS(0)

@@ -69,9 +69,9 @@ func TestConfigRefused(t *testing.T) {
 		{"negative admission wait", "AdmissionWait", "must not be negative (0: 2s)", Config{DataDir: data, Snapshot: live, AdmissionWait: -time.Second}},
 		{"negative batch rows", "BatchRows", "must not be negative (0: 32768)", Config{DataDir: data, Snapshot: live, BatchRows: -1}},
 		{"negative batch bytes", "BatchBytes", "must not be negative", Config{DataDir: data, Snapshot: live, BatchBytes: -1}},
-		{"certificate without key", "TLSKey", "required with TLSCert", Config{DataDir: data, Snapshot: live, TLSCert: "c.pem"}},
-		{"key without certificate", "TLSCert", "required with TLSKey", Config{DataDir: data, Snapshot: live, TLSKey: "k.pem"}},
-		{"client CA without TLS", "TLSCert", "client certificates are checked only over TLS", Config{DataDir: data, Snapshot: live, ClientCA: "ca.pem"}},
+		{"certificate without key", "TLSKey", "required with a TLS certificate", Config{DataDir: data, Snapshot: live, TLSCert: "c.pem"}},
+		{"key without certificate", "TLSCert", "required with a TLS key", Config{DataDir: data, Snapshot: live, TLSKey: "k.pem"}},
+		{"client CA without TLS", "TLSCert", "required with a client CA", Config{DataDir: data, Snapshot: live, ClientCA: "ca.pem"}},
 		{"negative window", "Snapshot.Window", "must not be negative", Config{DataDir: data, Snapshot: snapshot.Config{Mode: snapshot.Live, Window: -time.Second}}},
 		{"unknown mode", "Snapshot.Mode", "want hardlink, live or sidecar", Config{DataDir: data, Snapshot: snapshot.Config{Mode: "copy"}}},
 	} {

@@ -123,7 +123,7 @@ func (c *Config) resolve() error {
 			return &ConfigError{"Sidecar", "", fmt.Sprintf("a Sidecar client is only for %s mode, not %s", Sidecar, c.Mode)}
 		}
 		if c.DataDir == "" {
-			return &ConfigError{"DataDir", "", fmt.Sprintf("required in %s mode: Cassandra's data directory, e.g. /var/lib/cassandra/data", c.Mode)}
+			return &ConfigError{"DataDir", "", fmt.Sprintf("required in %s mode (only sidecar mode reads none): Cassandra's data directory, e.g. /var/lib/cassandra/data", c.Mode)}
 		}
 		if st, err := os.Stat(c.DataDir); err != nil || !st.IsDir() {
 			return &ConfigError{"DataDir", strconv.Quote(c.DataDir), "not a readable directory"}

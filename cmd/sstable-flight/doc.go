@@ -2,9 +2,13 @@
 // as Arrow over Arrow Flight (package flightserver), with Prometheus
 // metrics and pprof on an admin port.
 //
-// It only wires: flags into flightserver.Config, the schema source
-// (schema.cql files, SSTable headers, or a local Cassandra node over CQL),
-// the snapshot mode (hard links, live, or Cassandra Sidecar), signals and
-// a drain on SIGTERM. `make run` starts it over the committed corpus, so it
-// runs without Cassandra. Flags: sstable-flight -h; docs/configuration.md.
+// It only wires: flags into flightserver.Config (flags.go), the schema
+// source (schema.cql files, SSTable headers, or a local Cassandra node
+// over CQL), the snapshot mode (hard links, live, or Cassandra Sidecar),
+// signals and a drain on SIGTERM. It applies no defaults of its own: a
+// flag not given is zero or the package's constant, and the packages'
+// Configs resolve and check them; a value they refuse is reported by its
+// flag. --data-dir has no default (Cassandra's location varies by
+// install); `make run` passes the committed corpus, so it runs without
+// Cassandra. Flags: sstable-flight -h; docs/configuration.md.
 package main

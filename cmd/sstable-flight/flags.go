@@ -1,0 +1,119 @@
+package main
+
+// The command line: flags into flightserver.Config, whose defaults and
+// checks are the packages' (flightserver.Config and snapshot.Config
+// resolve them once); the flags' own defaults are the same named
+// constants, or zero where the default depends on something else (the
+// CPUs, the snapshot mode).
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/sstable-flight/sstable-flight/flightserver"
+	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
+	"github.com/sstable-flight/sstable-flight/snapshot"
+	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
+)
+
+// options are the parsed command line: the server's Config and what
+// only the command uses.
+type options struct {
+	cfg                 flightserver.Config
+	listen, adminListen string
+	tokenFile           string
+	drain               time.Duration
+	cassandra, cqlUser  string
+	schemaCheck         time.Duration
+	sidecarURL          string
+}
+
+// parseFlags registers the flags on fs and parses args. It applies no
+// default of its own: what the packages default is left zero or set to
+// their constants.
+func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
+	o := &options{}
+	cfg := &o.cfg
+	fs.StringVar(&cfg.DataDir, "data-dir", "", "Cassandra data directory (<keyspace>/<table>-<id>/), e.g. /var/lib/cassandra/data; required unless --sidecar")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8815", "Flight (gRPC) address")
+	fs.StringVar(&o.adminListen, "admin-listen", "127.0.0.1:9102", "admin HTTP address: /metrics, /debug/pprof")
+	fs.IntVar(&cfg.MaxStreams, "max-streams", 0, "concurrent DoGet streams (0: 2 per CPU)")
+	fs.DurationVar(&cfg.AdmissionWait, "admission-wait", flightserver.DefaultAdmissionWait, "how long a stream waits for a slot before UNAVAILABLE")
+	fs.IntVar(&cfg.BatchRows, "batch-rows", flightserver.DefaultBatchRows, "rows per record batch")
+	fs.StringVar(&cfg.TLSCert, "tls-cert", "", "TLS certificate (PEM); enables TLS")
+	fs.StringVar(&cfg.TLSKey, "tls-key", "", "TLS private key (PEM)")
+	fs.StringVar(&cfg.ClientCA, "tls-client-ca", "", "CA (PEM) that client certificates must chain to; enables mTLS (needs --tls-cert)")
+	fs.StringVar(&o.tokenFile, "auth-token-file", "", "file holding the bearer token clients must send (or env SSTF_AUTH_TOKEN)")
+	fs.DurationVar(&o.drain, "drain-timeout", 30*time.Second, "on SIGTERM, how long running streams may finish")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&o.cassandra, "cassandra", "", "local Cassandra node HOST:PORT (CQL) to read schemas from; without it schema.cql files, else SSTable headers")
+	fs.StringVar(&o.cqlUser, "cassandra-user", "", "CQL user (password from env SSTF_CASSANDRA_PASSWORD)")
+	fs.DurationVar(&o.schemaCheck, "schema-check", catalog.DefaultCheckInterval, "how often, at most, to ask Cassandra whether the schema changed")
+	fs.StringVar((*string)(&cfg.Snapshot.Mode), "snapshot-mode", "", fmt.Sprintf("%s (the default): link each query's SSTables into --snapshot-dir (safe against compactions); %s: read the data directory in place; %s: the default with --sidecar", snapshot.Hardlink, snapshot.Live, snapshot.Sidecar))
+	fs.StringVar(&cfg.Snapshot.Dir, "snapshot-dir", "", "where hardlink snapshots go: on the data directory's filesystem, outside it (default: sstable-flight-snapshots beside --data-dir)")
+	fs.DurationVar(&cfg.Snapshot.Window, "snapshot-window", 0, fmt.Sprintf("freshness window: queries within it share one snapshot (0: %v, or %v in Sidecar mode, where each new snapshot flushes the table)", snapshot.DefaultWindow, snapshot.DefaultSidecarWindow))
+	fs.DurationVar(&cfg.Snapshot.Grace, "snapshot-grace", snapshot.DefaultGrace, "how long a superseded snapshot stays after its last use, for the rest of its query's splits")
+	fs.Int64Var(&cfg.Snapshot.PinnedCap, "snapshot-pinned-cap", 0, "bytes that snapshots may keep of files Cassandra deleted before superseded ones retire early (0: no cap)")
+	fs.Int64Var(&cfg.KeyCacheBytes, "key-cache-bytes", flightserver.DefaultKeyCacheBytes, "partition positions kept for point reads of BIG SSTables (negative: none)")
+	fs.Int64Var(&cfg.ChunkCacheBytes, "chunk-cache-bytes", flightserver.DefaultChunkCacheBytes, "decompressed Data.db chunks kept for point reads (negative: none); filled by point reads only")
+	fs.StringVar(&o.sidecarURL, "sidecar", "", "Cassandra Sidecar base URL, e.g. http://127.0.0.1:9043: snapshots are taken and read through it (no shared data directory); token from env SSTF_SIDECAR_TOKEN")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q: flags only (sstable-flight -h)", fs.Arg(0))
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return nil, fmt.Errorf("read --log-level: %w", err)
+	}
+	cfg.Logger = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	if o.sidecarURL != "" {
+		sc, err := sidecar.New(o.sidecarURL, sidecar.Options{BearerToken: os.Getenv("SSTF_SIDECAR_TOKEN")})
+		if err != nil {
+			return nil, fmt.Errorf("read --sidecar: %w", err)
+		}
+		cfg.Snapshot.Sidecar = sc
+	}
+	return o, nil
+}
+
+// configFlags names the flag that sets each flightserver.Config field,
+// so a value the server refuses is reported as the operator typed it.
+var configFlags = map[string]string{
+	"DataDir":            "data-dir",
+	"MaxStreams":         "max-streams",
+	"AdmissionWait":      "admission-wait",
+	"BatchRows":          "batch-rows",
+	"TLSCert":            "tls-cert",
+	"TLSKey":             "tls-key",
+	"ClientCA":           "tls-client-ca",
+	"KeyCacheBytes":      "key-cache-bytes",
+	"ChunkCacheBytes":    "chunk-cache-bytes",
+	"Snapshot.Mode":      "snapshot-mode",
+	"Snapshot.Dir":       "snapshot-dir",
+	"Snapshot.Window":    "snapshot-window",
+	"Snapshot.Grace":     "snapshot-grace",
+	"Snapshot.PinnedCap": "snapshot-pinned-cap",
+	"Snapshot.Sidecar":   "sidecar",
+}
+
+// newServer builds the server, reporting a refused Config value by the
+// flag that set it.
+func newServer(cfg flightserver.Config) (*flightserver.Server, error) {
+	srv, err := flightserver.New(cfg)
+	var ce *flightserver.ConfigError
+	if err != nil && errors.As(err, &ce) {
+		if name, ok := configFlags[ce.Field]; ok {
+			if ce.Value == "" {
+				return nil, fmt.Errorf("--%s: %s", name, ce.Reason)
+			}
+			return nil, fmt.Errorf("--%s %s: %s", name, ce.Value, ce.Reason)
+		}
+	}
+	return srv, err
+}
