@@ -3,8 +3,10 @@ package flightserver_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
+	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar/sidecartest"
@@ -98,20 +101,25 @@ func TestSidecarModeMatchesLocal(t *testing.T) {
 			Dir: filepath.Join(t.TempDir(), "sidecar-state")}
 	})
 	ctx := context.Background()
-	read := func(ts *testServer, d *flight.FlightDescriptor) string {
+	read := func(t *testing.T, ts *testServer, d *flight.FlightDescriptor) string {
+		t.Helper()
 		info, err := ts.client.GetFlightInfo(ctx, d)
 		if err != nil {
 			t.Fatalf("%s: %v", d, err)
 		}
 		return renderRows(ts.readAll(t, info))
 	}
+	// Each table is a case of its own, in name order.
+	cases := corpus.NewCases(t)
 	tables := 0
-	for name := range schemas {
+	for _, name := range slices.Sorted(maps.Keys(schemas)) {
 		ks, tb, _ := strings.Cut(name, ".")
-		want := read(local, path(ks, tb))
-		if got := read(remote, path(ks, tb)); got != want {
-			t.Fatalf("%s through Sidecar:\n%s\nin place:\n%s", name, got, want)
-		}
+		cases.Run("oa/"+tb, func(t *testing.T) {
+			want := read(t, local, path(ks, tb))
+			if got := read(t, remote, path(ks, tb)); got != want {
+				t.Fatalf("%s through Sidecar:\n%s\nin place:\n%s", name, got, want)
+			}
+		})
 		tables++
 	}
 	if tables < 15 {
@@ -123,7 +131,7 @@ func TestSidecarModeMatchesLocal(t *testing.T) {
 		{"version": 1, "keyspace": "corpus", "table": "many", "keys": []any{map[string]any{"id": "2492279"}, map[string]any{"id": "-89315"}}},
 	} {
 		d := cmd(t, body)
-		if want, got := read(local, d), read(remote, d); got != want || want == "" {
+		if want, got := read(t, local, d), read(t, remote, d); got != want || want == "" {
 			t.Fatalf("%s: through Sidecar %q, in place %q", d.Cmd, got, want)
 		}
 	}
@@ -145,8 +153,8 @@ func TestSidecarModeMatchesLocal(t *testing.T) {
 	if _, err := remote.client.GetFlightInfo(ctx, path("corpus", "nope")); err == nil || !strings.Contains(err.Error(), "NotFound") {
 		t.Errorf("unknown table through Sidecar: %v", err)
 	}
-	// The reads went through Sidecar: one snapshot per table (each query
-	// here fell within the window of the table's first) and ranged
+	// The reads went through Sidecar: one snapshot per table read (each
+	// query here fell within the window of the table's first) and ranged
 	// component reads.
 	puts, ranged, deletes := 0, 0, 0
 	for _, r := range side.Requests() {
@@ -159,8 +167,8 @@ func TestSidecarModeMatchesLocal(t *testing.T) {
 			deletes++
 		}
 	}
-	if puts < tables || ranged == 0 {
-		t.Fatalf("Sidecar served %d snapshots and %d range reads for %d tables", puts, ranged, tables)
+	if puts < cases.Ran() || ranged == 0 {
+		t.Fatalf("Sidecar served %d snapshots and %d range reads for %d tables", puts, ranged, cases.Ran())
 	}
 	metric := adminMetric(t, remote)
 	if got := metric(`sstf_sidecar_cache_total{result="miss"}`); got == "" || got == "0" {

@@ -36,7 +36,7 @@ func TestMatchesCQL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, tbl := range c.Tables {
+		for _, tbl := range c.Sorted() {
 			t.Run(mode+"/"+tbl.Name, func(t *testing.T) {
 				got := reconciled(t, tbl)
 				want := tbl.Expected.Rows

@@ -22,7 +22,7 @@ func TestKeyMatchesCQL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, tbl := range c.Tables {
+		for _, tbl := range c.Sorted() {
 			t.Run(mode+"/"+tbl.Name, func(t *testing.T) {
 				keys := partitionKeys(t, tbl)
 				if len(keys) == 0 {

@@ -16,48 +16,52 @@ import (
 // alone, and for none.
 func TestProjectionKeepsRows(t *testing.T) {
 	checked := 0
+	cases := corpus.NewCases(t)
 	for _, mode := range []string{"nb", "oa", "da"} {
 		c, err := corpus.Load(filepath.Join(corpusRoot(), mode))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, tbl := range c.Tables {
-			rs := openAll(t, tbl)
-			table := corpusTable(t, tbl, rs)
-			full := collect(t, func() (*reconcile.Merger, error) {
-				return reconcile.New(table, rs, reconcile.Options{Now: tbl.Expected.ReadAt})
-			})
-			for keep := -1; keep < len(table.Columns); keep++ {
-				cols := make([]bool, len(table.Columns))
-				if keep >= 0 {
-					cols[keep] = true
-				}
-				got := collect(t, func() (*reconcile.Merger, error) {
-					return reconcile.New(table, rs, reconcile.Options{Now: tbl.Expected.ReadAt, Columns: cols})
+		for _, tbl := range c.Sorted() {
+			cases.Run(mode+"/"+tbl.Name, func(t *testing.T) {
+				rs := openAll(t, tbl)
+				table := corpusTable(t, tbl, rs)
+				full := collect(t, func() (*reconcile.Merger, error) {
+					return reconcile.New(table, rs, reconcile.Options{Now: tbl.Expected.ReadAt})
 				})
-				if len(got) != len(full) {
-					t.Fatalf("%s/%s keeping column %d: %d rows, full merge %d", mode, tbl.Name, keep, len(got), len(full))
-				}
-				null := fmt.Sprintf("%x@%d/%d", []byte(nil), reconcile.NoTimestamp, 0)
-				for i := range full {
-					if fmt.Sprint(got[i].clustering) != fmt.Sprint(full[i].clustering) {
-						t.Fatalf("%s/%s keeping column %d, row %d: clustering %x, full merge %x", mode, tbl.Name, keep, i, got[i].clustering, full[i].clustering)
+				for keep := -1; keep < len(table.Columns); keep++ {
+					cols := make([]bool, len(table.Columns))
+					if keep >= 0 {
+						cols[keep] = true
 					}
-					for j := range full[i].values {
-						want := null
-						if j == keep {
-							want = full[i].values[j]
+					got := collect(t, func() (*reconcile.Merger, error) {
+						return reconcile.New(table, rs, reconcile.Options{Now: tbl.Expected.ReadAt, Columns: cols})
+					})
+					if len(got) != len(full) {
+						t.Fatalf("%s/%s keeping column %d: %d rows, full merge %d", mode, tbl.Name, keep, len(got), len(full))
+					}
+					null := fmt.Sprintf("%x@%d/%d", []byte(nil), reconcile.NoTimestamp, 0)
+					for i := range full {
+						if fmt.Sprint(got[i].clustering) != fmt.Sprint(full[i].clustering) {
+							t.Fatalf("%s/%s keeping column %d, row %d: clustering %x, full merge %x", mode, tbl.Name, keep, i, got[i].clustering, full[i].clustering)
 						}
-						if got[i].values[j] != want {
-							t.Fatalf("%s/%s keeping column %d, row %d, column %d: %s, want %s", mode, tbl.Name, keep, i, j, got[i].values[j], want)
+						for j := range full[i].values {
+							want := null
+							if j == keep {
+								want = full[i].values[j]
+							}
+							if got[i].values[j] != want {
+								t.Fatalf("%s/%s keeping column %d, row %d, column %d: %s, want %s", mode, tbl.Name, keep, i, j, got[i].values[j], want)
+							}
 						}
 					}
+					checked++
 				}
-				checked++
-			}
+			})
 		}
 	}
-	if checked < 50 {
+	// A floor on the whole corpus: it holds only when every table ran.
+	if cases.All() && checked < 50 {
 		t.Fatalf("only %d projections checked", checked)
 	}
 }

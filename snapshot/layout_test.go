@@ -24,25 +24,27 @@ func TestLayoutOfCorpus(t *testing.T) {
 			t.Errorf("%s: %d tables, want %d", mode, len(tables), len(corpus.Tables))
 		}
 		for _, td := range tables {
-			schema, err := os.ReadFile(filepath.Join(td.Path, corpus.SchemaFile))
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := regexp.MustCompile(`WITH ID = ([0-9a-f-]{36})`).FindSubmatch(schema)
-			if m == nil || strings.ReplaceAll(string(m[1]), "-", "") != td.ID {
-				t.Errorf("%s %s.%s: directory id %s, schema says %s", mode, td.Keyspace, td.Table, td.ID, m)
-			}
-			if len(td.SSTables) == 0 {
-				t.Errorf("%s %s.%s: no SSTables", mode, td.Keyspace, td.Table)
-			}
-			for _, st := range td.SSTables {
-				if st.Components["Data.db"] == 0 || st.Components["TOC.txt"] == 0 {
-					t.Errorf("%s %s: components %v", td.Path, st.Prefix, st.Components)
+			t.Run(mode+"/"+td.Table, func(t *testing.T) {
+				schema, err := os.ReadFile(filepath.Join(td.Path, corpus.SchemaFile))
+				if err != nil {
+					t.Fatal(err)
 				}
-				if (mode == "da") != (st.Format == "bti") {
-					t.Errorf("%s %s: format %s in mode %s", td.Path, st.Prefix, st.Format, mode)
+				m := regexp.MustCompile(`WITH ID = ([0-9a-f-]{36})`).FindSubmatch(schema)
+				if m == nil || strings.ReplaceAll(string(m[1]), "-", "") != td.ID {
+					t.Errorf("%s %s.%s: directory id %s, schema says %s", mode, td.Keyspace, td.Table, td.ID, m)
 				}
-			}
+				if len(td.SSTables) == 0 {
+					t.Errorf("%s %s.%s: no SSTables", mode, td.Keyspace, td.Table)
+				}
+				for _, st := range td.SSTables {
+					if st.Components["Data.db"] == 0 || st.Components["TOC.txt"] == 0 {
+						t.Errorf("%s %s: components %v", td.Path, st.Prefix, st.Components)
+					}
+					if (mode == "da") != (st.Format == "bti") {
+						t.Errorf("%s %s: format %s in mode %s", td.Path, st.Prefix, st.Format, mode)
+					}
+				}
+			})
 		}
 	}
 }

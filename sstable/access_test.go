@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
@@ -60,98 +60,96 @@ func inRange(start, end, tok int64) bool {
 // ends — return exactly the partitions a full scan has in that range, in
 // Cassandra's order.
 func TestPointAndRangeMatchFullScan(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
 	checked := 0
-	for mode, c := range corpusModes(t) {
-		for _, tbl := range c.Tables {
-			for _, st := range tbl.SSTables {
-				name := fmt.Sprintf("%s/%s/%s", mode, tbl.Name, st.Prefix)
-				r, err := sstable.Open(filepath.Join(tbl.Dir, st.Prefix+"-Data.db"), sstable.Options{})
+	cases := eachCorpusTable(t, func(t *testing.T, mode string, tbl *corpus.CorpusTable) {
+		rng := corpus.Rand(t, 1)
+		for _, st := range tbl.SSTables {
+			name := fmt.Sprintf("%s/%s/%s", mode, tbl.Name, st.Prefix)
+			r, err := sstable.Open(filepath.Join(tbl.Dir, st.Prefix+"-Data.db"), sstable.Options{})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			all := fullScan(t, r)
+			for _, p := range all {
+				s, err := r.Get(p.key)
 				if err != nil {
-					t.Fatalf("%s: %v", name, err)
+					t.Fatalf("%s: get %x: %v", name, p.key, err)
 				}
-				all := fullScan(t, r)
+				got := collect(t, s)
+				if len(got) != 1 || !bytes.Equal(got[0].key, p.key) || got[0].pos != p.pos || got[0].rows != p.rows {
+					t.Errorf("%s: get %x: got %+v, want %+v", name, p.key, got, p)
+				}
+				checked++
+			}
+			for range 50 {
+				key := make([]byte, len(all[0].key))
+				for i := range key {
+					key[i] = byte(rng.Uint32())
+				}
+				if present(all, key) {
+					continue
+				}
+				s, err := r.Get(key)
+				if err != nil {
+					t.Fatalf("%s: get absent %x: %v", name, key, err)
+				}
+				if got := collect(t, s); len(got) != 0 {
+					t.Errorf("%s: get absent %x returned %d partitions", name, key, len(got))
+				}
+			}
+			bound := func() int64 {
+				p := all[rng.IntN(len(all))]
+				switch rng.IntN(6) {
+				case 0:
+					return p.token
+				case 1:
+					return p.token - 1
+				case 2:
+					return p.token + 1
+				case 3:
+					return math.MinInt64
+				case 4:
+					return math.MaxInt64
+				}
+				return int64(rng.Uint64())
+			}
+			for range 40 {
+				start, end := bound(), bound()
+				if rng.IntN(10) == 0 {
+					end = start // full ring
+				}
+				s, err := r.ScanRange(start, end)
+				if err != nil {
+					t.Fatalf("%s: range (%d, %d]: %v", name, start, end, err)
+				}
+				got := collect(t, s)
+				var want []part
 				for _, p := range all {
-					s, err := r.Get(p.key)
-					if err != nil {
-						t.Fatalf("%s: get %x: %v", name, p.key, err)
-					}
-					got := collect(t, s)
-					if len(got) != 1 || !bytes.Equal(got[0].key, p.key) || got[0].pos != p.pos || got[0].rows != p.rows {
-						t.Errorf("%s: get %x: got %+v, want %+v", name, p.key, got, p)
-					}
-					checked++
-				}
-				for range 50 {
-					key := make([]byte, len(all[0].key))
-					for i := range key {
-						key[i] = byte(rng.Uint32())
-					}
-					if present(all, key) {
-						continue
-					}
-					s, err := r.Get(key)
-					if err != nil {
-						t.Fatalf("%s: get absent %x: %v", name, key, err)
-					}
-					if got := collect(t, s); len(got) != 0 {
-						t.Errorf("%s: get absent %x returned %d partitions", name, key, len(got))
+					if inRange(start, end, p.token) && (start >= end && start != end) == false {
+						want = append(want, p)
 					}
 				}
-				bound := func() int64 {
-					p := all[rng.IntN(len(all))]
-					switch rng.IntN(6) {
-					case 0:
-						return p.token
-					case 1:
-						return p.token - 1
-					case 2:
-						return p.token + 1
-					case 3:
-						return math.MinInt64
-					case 4:
-						return math.MaxInt64
-					}
-					return int64(rng.Uint64())
-				}
-				for range 40 {
-					start, end := bound(), bound()
-					if rng.IntN(10) == 0 {
-						end = start // full ring
-					}
-					s, err := r.ScanRange(start, end)
-					if err != nil {
-						t.Fatalf("%s: range (%d, %d]: %v", name, start, end, err)
-					}
-					got := collect(t, s)
-					var want []part
+				if start > end { // wrapped: (start, max] first, then [min, end]
 					for _, p := range all {
-						if inRange(start, end, p.token) && (start >= end && start != end) == false {
+						if p.token > start {
 							want = append(want, p)
 						}
 					}
-					if start > end { // wrapped: (start, max] first, then [min, end]
-						for _, p := range all {
-							if p.token > start {
-								want = append(want, p)
-							}
-						}
-						for _, p := range all {
-							if p.token <= end {
-								want = append(want, p)
-							}
+					for _, p := range all {
+						if p.token <= end {
+							want = append(want, p)
 						}
 					}
-					if fmt.Sprint(keys(got)) != fmt.Sprint(keys(want)) {
-						t.Errorf("%s: range (%d, %d]: got %d partitions %v, want %d %v", name, start, end, len(got), keys(got), len(want), keys(want))
-					}
-					checked++
 				}
-				r.Close()
+				if fmt.Sprint(keys(got)) != fmt.Sprint(keys(want)) {
+					t.Errorf("%s: range (%d, %d]: got %d partitions %v, want %d %v", name, start, end, len(got), keys(got), len(want), keys(want))
+				}
+				checked++
 			}
+			r.Close()
 		}
-	}
-	if checked < 5000 {
+	})
+	if cases.All() && checked < 5000 {
 		t.Errorf("only %d lookups and ranges checked", checked)
 	}
 }
@@ -176,19 +174,17 @@ func keys(ps []part) []string {
 // TestVerifyDigest: every corpus Data.db matches Cassandra's Digest.crc32,
 // and a flipped byte anywhere does not.
 func TestVerifyDigest(t *testing.T) {
-	for mode, c := range corpusModes(t) {
-		for _, tbl := range c.Tables {
-			st := tbl.SSTables[0]
-			r, err := sstable.Open(filepath.Join(tbl.Dir, st.Prefix+"-Data.db"), sstable.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := r.VerifyDigest(); err != nil {
-				t.Errorf("%s/%s: %v", mode, tbl.Name, err)
-			}
-			r.Close()
+	eachCorpusTable(t, func(t *testing.T, mode string, tbl *corpus.CorpusTable) {
+		st := tbl.SSTables[0]
+		r, err := sstable.Open(filepath.Join(tbl.Dir, st.Prefix+"-Data.db"), sstable.Options{})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		if err := r.VerifyDigest(); err != nil {
+			t.Errorf("%s/%s: %v", mode, tbl.Name, err)
+		}
+		r.Close()
+	})
 	c := corpusModes(t)["oa"].Tables["wide"]
 	dir := t.TempDir()
 	for comp := range c.SSTables[0].Components {
@@ -211,18 +207,16 @@ func TestVerifyDigest(t *testing.T) {
 // TestVerifyIndexesOnCorpus: every corpus SSTable's indexes agree with
 // its Data.db.
 func TestVerifyIndexesOnCorpus(t *testing.T) {
-	for mode, c := range corpusModes(t) {
-		for _, tbl := range c.Tables {
-			for _, st := range tbl.SSTables {
-				r, err := sstable.Open(filepath.Join(tbl.Dir, st.Prefix+"-Data.db"), sstable.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := r.VerifyIndexes(); err != nil {
-					t.Errorf("%s/%s/%s: %v", mode, tbl.Name, st.Prefix, err)
-				}
-				r.Close()
+	eachCorpusTable(t, func(t *testing.T, mode string, tbl *corpus.CorpusTable) {
+		for _, st := range tbl.SSTables {
+			r, err := sstable.Open(filepath.Join(tbl.Dir, st.Prefix+"-Data.db"), sstable.Options{})
+			if err != nil {
+				t.Fatal(err)
 			}
+			if err := r.VerifyIndexes(); err != nil {
+				t.Errorf("%s/%s/%s: %v", mode, tbl.Name, st.Prefix, err)
+			}
+			r.Close()
 		}
-	}
+	})
 }

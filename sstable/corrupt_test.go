@@ -3,12 +3,14 @@ package sstable_test
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/dump"
 )
@@ -36,73 +38,78 @@ func outcome(path string) (string, error) {
 // result. Never a panic, never fewer or different rows reported as
 // success.
 func TestCorruptionIsDetected(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 11))
-	cases := 0
-	for mode, c := range corpusModes(t) {
+	corpora := corpusModes(t)
+	cases := corpus.NewCases(t)
+	tries := 0
+	for _, mode := range modeOrder {
 		for _, name := range []string{"deletions", "comp_none", "comp_zstd", "comp_deflate", "comp_snappy", "collections"} {
-			tbl := c.Tables[name]
-			st := tbl.SSTables[0]
-			orig := filepath.Join(tbl.Dir, st.Prefix+"-Data.db")
-			want, err := outcome(orig)
-			if err != nil {
-				t.Fatalf("%s/%s: %v", mode, name, err)
-			}
-			for comp := range st.Components {
-				switch comp {
-				case "Data.db", "CompressionInfo.db", "CRC.db", "Statistics.db", "TOC.txt":
-				default:
-					continue
-				}
-				src, err := os.ReadFile(filepath.Join(tbl.Dir, st.Prefix+"-"+comp))
+			cases.Run(mode+"/"+name, func(t *testing.T) {
+				rng := corpus.Rand(t, 7)
+				tbl := corpora[mode].Tables[name]
+				st := tbl.SSTables[0]
+				orig := filepath.Join(tbl.Dir, st.Prefix+"-Data.db")
+				want, err := outcome(orig)
 				if err != nil {
 					t.Fatal(err)
 				}
-				for trial := range 13 {
-					dir := t.TempDir()
-					for c := range st.Components {
-						b, err := os.ReadFile(filepath.Join(tbl.Dir, st.Prefix+"-"+c))
-						if err != nil {
-							t.Fatal(err)
-						}
-						if err := os.WriteFile(filepath.Join(dir, st.Prefix+"-"+c), b, 0o644); err != nil {
-							t.Fatal(err)
-						}
+				for _, comp := range slices.Sorted(maps.Keys(st.Components)) {
+					switch comp {
+					case "Data.db", "CompressionInfo.db", "CRC.db", "Statistics.db", "TOC.txt":
+					default:
+						continue
 					}
-					bad := append([]byte{}, src...)
-					what := ""
-					if trial == 12 {
-						// Cut to nothing: a Data.db with no chunk left
-						// once read as an SSTable without partitions.
-						bad, what = bad[:0], "truncated to 0"
-					} else if trial%3 == 2 && len(bad) > 1 {
-						n := rng.IntN(len(bad))
-						bad, what = bad[:n], fmt.Sprintf("truncated to %d", n)
-					} else {
-						i := rng.IntN(len(bad))
-						bad[i] ^= byte(1 + rng.IntN(255))
-						what = fmt.Sprintf("byte %d flipped", i)
-					}
-					damaged := filepath.Join(dir, st.Prefix+"-"+comp)
-					if err := os.WriteFile(damaged, bad, 0o644); err != nil {
+					src, err := os.ReadFile(filepath.Join(tbl.Dir, st.Prefix+"-"+comp))
+					if err != nil {
 						t.Fatal(err)
 					}
-					got, err := outcome(filepath.Join(dir, st.Prefix+"-Data.db"))
-					cases++
-					switch {
-					case err == nil && got == want:
-						// Damage to bytes the reader does not use.
-					case err == nil:
-						t.Errorf("%s/%s %s %s: read succeeded with different content", mode, name, comp, what)
-					case !errors.Is(err, sstable.ErrCorruption) && !errors.Is(err, os.ErrNotExist):
-						t.Errorf("%s/%s %s %s: error is not a corruption error: %v", mode, name, comp, what, err)
-					case !strings.Contains(err.Error(), dir):
-						t.Errorf("%s/%s %s %s: error does not name the file: %v", mode, name, comp, what, err)
+					for trial := range 13 {
+						dir := t.TempDir()
+						for c := range st.Components {
+							b, err := os.ReadFile(filepath.Join(tbl.Dir, st.Prefix+"-"+c))
+							if err != nil {
+								t.Fatal(err)
+							}
+							if err := os.WriteFile(filepath.Join(dir, st.Prefix+"-"+c), b, 0o644); err != nil {
+								t.Fatal(err)
+							}
+						}
+						bad := append([]byte{}, src...)
+						what := ""
+						if trial == 12 {
+							// Cut to nothing: a Data.db with no chunk left
+							// once read as an SSTable without partitions.
+							bad, what = bad[:0], "truncated to 0"
+						} else if trial%3 == 2 && len(bad) > 1 {
+							n := rng.IntN(len(bad))
+							bad, what = bad[:n], fmt.Sprintf("truncated to %d", n)
+						} else {
+							i := rng.IntN(len(bad))
+							bad[i] ^= byte(1 + rng.IntN(255))
+							what = fmt.Sprintf("byte %d flipped", i)
+						}
+						damaged := filepath.Join(dir, st.Prefix+"-"+comp)
+						if err := os.WriteFile(damaged, bad, 0o644); err != nil {
+							t.Fatal(err)
+						}
+						got, err := outcome(filepath.Join(dir, st.Prefix+"-Data.db"))
+						tries++
+						switch {
+						case err == nil && got == want:
+							// Damage to bytes the reader does not use.
+						case err == nil:
+							t.Errorf("%s %s: read succeeded with different content", comp, what)
+						case !errors.Is(err, sstable.ErrCorruption) && !errors.Is(err, os.ErrNotExist):
+							t.Errorf("%s %s: error is not a corruption error: %v", comp, what, err)
+						case !strings.Contains(err.Error(), dir):
+							t.Errorf("%s %s: error does not name the file: %v", comp, what, err)
+						}
 					}
 				}
-			}
+			})
 		}
 	}
-	if cases < 500 {
-		t.Errorf("only %d damaged copies tried", cases)
+	// A floor on the whole list: it holds only when every table ran.
+	if cases.All() && tries < 500 {
+		t.Errorf("only %d damaged copies tried", tries)
 	}
 }

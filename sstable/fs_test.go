@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/dump"
 )
@@ -144,8 +147,7 @@ func TestFSMatchesLocal(t *testing.T) {
 		t.Fatalf("only %d corpus SSTables found", len(paths))
 	}
 	for _, path := range paths {
-		name, _ := filepath.Rel(corpusRoot(), path)
-		t.Run(name, func(t *testing.T) {
+		t.Run(corpus.SSTableCase(path), func(t *testing.T) {
 			local, err := sstable.Open(path, sstable.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -201,7 +203,8 @@ func TestFSMissingComponent(t *testing.T) {
 		}
 		byFormat[d.Format] = p
 	}
-	for format, path := range byFormat {
+	for _, format := range slices.Sorted(maps.Keys(byFormat)) {
+		path := byFormat[format]
 		d, _ := sstable.ParseDescriptor(filepath.Base(path))
 		comps := []string{"TOC.txt", "Statistics.db", "Data.db"}
 		if format == "bti" {

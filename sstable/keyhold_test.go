@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
@@ -33,40 +34,39 @@ func TestPartitionKeyHolds(t *testing.T) {
 		}
 		return n
 	}
-	for mode, c := range corpusModes(t) {
-		for name, tbl := range c.Tables {
-			for _, st := range tbl.SSTables {
-				r, err := sstable.Open(filepath.Join(tbl.Dir, st.Prefix+"-Data.db"), sstable.Options{})
+	eachCorpusTable(t, func(t *testing.T, mode string, tbl *corpus.CorpusTable) {
+		name := tbl.Name
+		for _, st := range tbl.SSTables {
+			r, err := sstable.Open(filepath.Join(tbl.Dir, st.Prefix+"-Data.db"), sstable.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			where := mode + "/" + name + "/" + st.Prefix
+			check(t, where+" scan", r.Scan())
+			for _, p := range fullScan(t, r) {
+				if !r.Murmur3() {
+					break
+				}
+				g, err := r.Get(p.key)
 				if err != nil {
 					t.Fatal(err)
 				}
-				where := mode + "/" + name + "/" + st.Prefix
-				check(t, where+" scan", r.Scan())
-				for _, p := range fullScan(t, r) {
-					if !r.Murmur3() {
-						break
-					}
-					g, err := r.Get(p.key)
+				if n := check(t, where+" get", g); n != p.rows {
+					t.Fatalf("%s: get %x read %d unfiltereds, the scan %d", where, p.key, n, p.rows)
+				}
+				g.Release()
+				if len(r.Schema.Clustering) == 1 && p.rows > 2 {
+					// A start bound makes the slice seek by the row index.
+					sl := sstable.Slice{Start: sstable.Bound{Values: [][]byte{{0, 0, 0, 150}}, Inclusive: true}}
+					gs, err := r.GetSlice(p.key, sl)
 					if err != nil {
 						t.Fatal(err)
 					}
-					if n := check(t, where+" get", g); n != p.rows {
-						t.Fatalf("%s: get %x read %d unfiltereds, the scan %d", where, p.key, n, p.rows)
-					}
-					g.Release()
-					if len(r.Schema.Clustering) == 1 && p.rows > 2 {
-						// A start bound makes the slice seek by the row index.
-						sl := sstable.Slice{Start: sstable.Bound{Values: [][]byte{{0, 0, 0, 150}}, Inclusive: true}}
-						gs, err := r.GetSlice(p.key, sl)
-						if err != nil {
-							t.Fatal(err)
-						}
-						check(t, where+" slice", gs)
-						gs.Release()
-					}
+					check(t, where+" slice", gs)
+					gs.Release()
 				}
-				r.Close()
 			}
+			r.Close()
 		}
-	}
+	})
 }

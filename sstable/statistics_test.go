@@ -15,7 +15,7 @@ import (
 func corpusModes(t testing.TB) map[string]*corpus.ModeCorpus {
 	t.Helper()
 	out := map[string]*corpus.ModeCorpus{}
-	for _, mode := range []string{"nb", "oa", "da"} {
+	for _, mode := range modeOrder {
 		c, err := corpus.Load(filepath.Join(corpusRoot(), mode))
 		if err != nil {
 			t.Fatal(err)
@@ -23,6 +23,25 @@ func corpusModes(t testing.TB) map[string]*corpus.ModeCorpus {
 		out[mode] = c
 	}
 	return out
+}
+
+// modeOrder is the order tests walk the corpus modes in: oldest format
+// first.
+var modeOrder = []string{"nb", "oa", "da"}
+
+// eachCorpusTable runs fn for every table of every corpus mode, as the
+// subtest "<mode>/<table>", modes in modeOrder and tables in name order.
+// The returned cases tell whether -run left some out.
+func eachCorpusTable(t *testing.T, fn func(t *testing.T, mode string, tbl *corpus.CorpusTable)) *corpus.Cases {
+	t.Helper()
+	cases := corpus.NewCases(t)
+	modes := corpusModes(t)
+	for _, mode := range modeOrder {
+		for _, tbl := range modes[mode].Sorted() {
+			cases.Run(mode+"/"+tbl.Name, func(t *testing.T) { fn(t, mode, tbl) })
+		}
+	}
+	return cases
 }
 
 // corpusRoot is the committed corpus, or the one SSTF_CORPUS names (make
@@ -63,47 +82,45 @@ func readStatistics(t testing.TB, tbl *corpus.CorpusTable, st corpus.SSTableFile
 // first all_types generation, which wrote every column, names them all.
 func TestStatisticsMatchSchema(t *testing.T) {
 	n := 0
-	for mode, c := range corpusModes(t) {
-		for _, tbl := range c.Tables {
-			var static, regular []string
-			clustering := 0
-			// Columns dropped since stay in older SSTables' headers.
-			for _, m := range regexp.MustCompile(`DROP (\w+) USING TIMESTAMP`).FindAllStringSubmatch(tbl.Schema, -1) {
-				regular = append(regular, m[1])
-			}
-			for _, col := range tbl.Expected.Columns {
-				switch col.Kind {
-				case "static":
-					static = append(static, col.Name)
-				case "regular":
-					regular = append(regular, col.Name)
-				case "clustering":
-					clustering++
-				}
-			}
-			for _, st := range tbl.SSTables {
-				s, _, _ := readStatistics(t, tbl, st)
-				n++
-				if s.Partitioner != "org.apache.cassandra.dht.Murmur3Partitioner" {
-					t.Errorf("%s %s: partitioner %q", mode, st.Prefix, s.Partitioner)
-				}
-				if got := names(s.Header.StaticColumns); !subset(got, static) {
-					t.Errorf("%s %s/%s: static columns %v, schema %v", mode, tbl.Name, st.Prefix, got, static)
-				}
-				got := names(s.Header.RegularColumns)
-				if !subset(got, regular) || (tbl.Name == "all_types" && !sameSet(got, regular)) {
-					t.Errorf("%s %s/%s: regular columns %v, schema %v", mode, tbl.Name, st.Prefix, got, regular)
-				}
-				if len(s.Header.ClusteringTypes) != clustering {
-					t.Errorf("%s %s/%s: %d clustering types, schema has %d", mode, tbl.Name, st.Prefix, len(s.Header.ClusteringTypes), clustering)
-				}
-				if tbl.Name == "timestamps" && st.Prefix[3:5] == "1-" && s.Header.MinTimestamp != 1000 {
-					t.Errorf("%s timestamps gen 1: min timestamp %d, want 1000 (USING TIMESTAMP 1000)", mode, s.Header.MinTimestamp)
-				}
+	cases := eachCorpusTable(t, func(t *testing.T, mode string, tbl *corpus.CorpusTable) {
+		var static, regular []string
+		clustering := 0
+		// Columns dropped since stay in older SSTables' headers.
+		for _, m := range regexp.MustCompile(`DROP (\w+) USING TIMESTAMP`).FindAllStringSubmatch(tbl.Schema, -1) {
+			regular = append(regular, m[1])
+		}
+		for _, col := range tbl.Expected.Columns {
+			switch col.Kind {
+			case "static":
+				static = append(static, col.Name)
+			case "regular":
+				regular = append(regular, col.Name)
+			case "clustering":
+				clustering++
 			}
 		}
-	}
-	if n < 3*29 {
+		for _, st := range tbl.SSTables {
+			s, _, _ := readStatistics(t, tbl, st)
+			n++
+			if s.Partitioner != "org.apache.cassandra.dht.Murmur3Partitioner" {
+				t.Errorf("%s %s: partitioner %q", mode, st.Prefix, s.Partitioner)
+			}
+			if got := names(s.Header.StaticColumns); !subset(got, static) {
+				t.Errorf("%s %s/%s: static columns %v, schema %v", mode, tbl.Name, st.Prefix, got, static)
+			}
+			got := names(s.Header.RegularColumns)
+			if !subset(got, regular) || (tbl.Name == "all_types" && !sameSet(got, regular)) {
+				t.Errorf("%s %s/%s: regular columns %v, schema %v", mode, tbl.Name, st.Prefix, got, regular)
+			}
+			if len(s.Header.ClusteringTypes) != clustering {
+				t.Errorf("%s %s/%s: %d clustering types, schema has %d", mode, tbl.Name, st.Prefix, len(s.Header.ClusteringTypes), clustering)
+			}
+			if tbl.Name == "timestamps" && st.Prefix[3:5] == "1-" && s.Header.MinTimestamp != 1000 {
+				t.Errorf("%s timestamps gen 1: min timestamp %d, want 1000 (USING TIMESTAMP 1000)", mode, s.Header.MinTimestamp)
+			}
+		}
+	})
+	if cases.All() && n < 3*29 {
 		t.Fatalf("checked %d SSTables", n)
 	}
 }
@@ -129,8 +146,9 @@ func TestStatisticsCorruption(t *testing.T) {
 }
 
 func FuzzParseStatistics(f *testing.F) {
-	for _, c := range corpusModes(f) {
-		for _, tbl := range c.Tables {
+	corpora := corpusModes(f)
+	for _, mode := range modeOrder {
+		for _, tbl := range corpora[mode].Sorted() {
 			_, b, _ := readStatistics(f, tbl, tbl.SSTables[0])
 			f.Add(b)
 		}

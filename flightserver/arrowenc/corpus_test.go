@@ -42,7 +42,7 @@ func TestCorpusRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, tbl := range c.Tables {
+		for _, tbl := range c.Sorted() {
 			t.Run(mode+"/"+tbl.Name, func(t *testing.T) { roundTrip(t, tbl) })
 			tables++
 		}

@@ -3,7 +3,6 @@ package catalog
 import (
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,13 +36,8 @@ func loadCorpus(t *testing.T) []corpusTable {
 		if len(c.Tables) < 16 {
 			t.Fatalf("mode %s: %d corpus tables, want at least 16", mode, len(c.Tables))
 		}
-		names := make([]string, 0, len(c.Tables))
-		for n := range c.Tables {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			tbl := c.Tables[n]
+		for _, tbl := range c.Sorted() {
+			n := tbl.Name
 			ct := corpusTable{mode: mode, tbl: tbl, id: filepath.Base(tbl.Dir)[len(n)+1:]}
 			for _, st := range tbl.SSTables {
 				r, err := sstable.Open(filepath.Join(tbl.Dir, st.Prefix+"-Data.db"), sstable.Options{})

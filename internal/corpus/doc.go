@@ -13,4 +13,8 @@
 //
 // No SSTable here is written by our code: the generator only talks CQL and
 // runs Cassandra's NodeTool and SSTableExport.
+//
+// Tests load a mode with Load and walk its tables with Sorted and Cases
+// (cases.go): one subtest per table, "<mode>/<table>", in name order, so
+// one case can be rerun alone.
 package corpus

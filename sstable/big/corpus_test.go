@@ -4,19 +4,21 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
 // sstable is one Cassandra-written SSTable of the corpus.
 type sstable struct {
+	name    string // "<mode>/<table>/<prefix>": its subtest's name
 	prefix  string // path without "-Index.db" etc.
 	version string
 	table   string
@@ -79,7 +81,7 @@ func corpusTables(t testing.TB) []sstable {
 		prefix := strings.TrimSuffix(f, "-Index.db")
 		dir := filepath.Dir(f)
 		name := filepath.Base(prefix)
-		s := sstable{prefix: prefix, version: name[:2], table: filepath.Base(dir)[:strings.LastIndexByte(filepath.Base(dir), '-')]}
+		s := sstable{name: corpus.SSTableCase(f), prefix: prefix, version: name[:2], table: filepath.Base(dir)[:strings.LastIndexByte(filepath.Base(dir), '-')]}
 		if d := filepath.Join(dir, "sstabledump", name+".json"); fileExists(d) {
 			s.dump = d
 		}
@@ -97,13 +99,22 @@ func publicTables(t testing.TB) []sstable {
 	var out []sstable
 	for _, f := range append(files, more...) {
 		prefix := strings.TrimSuffix(f, "-Index.db")
-		out = append(out, sstable{prefix: prefix, version: filepath.Base(prefix)[:2]})
+		// Named by its path below root, table directories without their id.
+		rel, err := filepath.Rel(root, prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := tableID.ReplaceAllString(filepath.ToSlash(rel), "/")
+		out = append(out, sstable{name: name, prefix: prefix, version: filepath.Base(prefix)[:2]})
 	}
 	if len(out) == 0 {
 		t.Fatal("no 3.x fixtures under " + root + ": shared/ must be beside the repository")
 	}
 	return out
 }
+
+// tableID is the id Cassandra appends to a table's directory name.
+var tableID = regexp.MustCompile(`-[0-9a-f]{32}/`)
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
@@ -197,46 +208,50 @@ type dumpPartition struct {
 // increasing sequence from 0.
 func TestIndexMatchesDump(t *testing.T) {
 	checked := 0
+	cases := corpus.NewCases(t)
 	for _, s := range corpusTables(t) {
 		if s.dump == "" {
 			continue
 		}
-		raw, err := os.ReadFile(s.dump)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var dump []dumpPartition
-		if err := json.Unmarshal(raw, &dump); err != nil {
-			t.Fatalf("%s: %v", s.dump, err)
-		}
-		entries := readIndex(t, s, PromotedFull)
-		if len(entries) != len(dump) {
-			t.Errorf("%s: %d index entries, dump has %d partitions", s.prefix, len(entries), len(dump))
-			continue
-		}
-		for i, e := range entries {
-			got, want := renderKey(s.table, e.key), dump[i].Partition.Key
-			if strings.Join(got, "|") != strings.Join(want, "|") {
-				t.Errorf("%s entry %d: key %q, dump says %q", s.prefix, i, got, want)
+		cases.Run(s.name, func(t *testing.T) {
+			raw, err := os.ReadFile(s.dump)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if i == 0 && e.data != 0 {
-				t.Errorf("%s: first data position %d", s.prefix, e.data)
+			var dump []dumpPartition
+			if err := json.Unmarshal(raw, &dump); err != nil {
+				t.Fatalf("%s: %v", s.dump, err)
 			}
-			if i > 0 && e.data <= entries[i-1].data {
-				t.Errorf("%s entry %d: data position %d after %d", s.prefix, i, e.data, entries[i-1].data)
+			entries := readIndex(t, s, PromotedFull)
+			if len(entries) != len(dump) {
+				t.Errorf("%s: %d index entries, dump has %d partitions", s.prefix, len(entries), len(dump))
+				return
 			}
-			if i > 0 && CompareKeys(entries[i-1].key, e.key) >= 0 {
-				t.Errorf("%s entry %d: key not after the previous in token order", s.prefix, i)
+			for i, e := range entries {
+				got, want := renderKey(s.table, e.key), dump[i].Partition.Key
+				if strings.Join(got, "|") != strings.Join(want, "|") {
+					t.Errorf("%s entry %d: key %q, dump says %q", s.prefix, i, got, want)
+				}
+				if i == 0 && e.data != 0 {
+					t.Errorf("%s: first data position %d", s.prefix, e.data)
+				}
+				if i > 0 && e.data <= entries[i-1].data {
+					t.Errorf("%s entry %d: data position %d after %d", s.prefix, i, e.data, entries[i-1].data)
+				}
+				if i > 0 && CompareKeys(entries[i-1].key, e.key) >= 0 {
+					t.Errorf("%s entry %d: key not after the previous in token order", s.prefix, i)
+				}
+				// The dump's position lies inside the partition: after its
+				// start and before the next partition's.
+				if p := dump[i].Partition.Position; p < e.data || i+1 < len(entries) && p >= entries[i+1].data {
+					t.Errorf("%s entry %d: dump position %d outside [%d, next)", s.prefix, i, p, e.data)
+				}
 			}
-			// The dump's position lies inside the partition: after its
-			// start and before the next partition's.
-			if p := dump[i].Partition.Position; p < e.data || i+1 < len(entries) && p >= entries[i+1].data {
-				t.Errorf("%s entry %d: dump position %d outside [%d, next)", s.prefix, i, p, e.data)
-			}
-		}
-		checked++
+			checked++
+		})
 	}
-	if checked < 40 {
+	// A floor on the whole corpus: it holds only when every SSTable ran.
+	if cases.All() && checked < 40 {
 		t.Errorf("checked only %d SSTables against their dumps", checked)
 	}
 }
@@ -312,49 +327,53 @@ func clusteringInt(t *testing.T, p ClusteringPrefix) int32 {
 // the right sample for every key.
 func TestSummaryMatchesIndex(t *testing.T) {
 	manyEntries := 0
+	cases := corpus.NewCases(t)
 	for _, s := range append(corpusTables(t), publicTables(t)...) {
-		sum, err := ParseSummary(s.read(t, "Summary.db"), s.path("Summary.db"))
-		if err != nil {
-			t.Fatalf("%s: %v", s.prefix, err)
-		}
-		entries := readIndex(t, s, PromotedSkip)
-		byPos := map[int64]int{}
-		for i, e := range entries {
-			byPos[e.pos] = i
-		}
-		if sum.Len() == 0 || sum.SamplingLevel != 128 {
-			t.Errorf("%s: %d summary entries at sampling level %d", s.prefix, sum.Len(), sum.SamplingLevel)
-		}
-		for i := 0; i < sum.Len(); i++ {
-			j, ok := byPos[sum.IndexPosition(i)]
-			if !ok {
-				t.Fatalf("%s summary %d: position %d is no index entry", s.prefix, i, sum.IndexPosition(i))
+		cases.Run(s.name, func(t *testing.T) {
+			sum, err := ParseSummary(s.read(t, "Summary.db"), s.path("Summary.db"))
+			if err != nil {
+				t.Fatalf("%s: %v", s.prefix, err)
 			}
-			if !bytes.Equal(sum.Key(i), entries[j].key) {
-				t.Errorf("%s summary %d: key %x, index entry has %x", s.prefix, i, sum.Key(i), entries[j].key)
+			entries := readIndex(t, s, PromotedSkip)
+			byPos := map[int64]int{}
+			for i, e := range entries {
+				byPos[e.pos] = i
 			}
-			if j != i*sum.MinIndexInterval {
-				t.Errorf("%s summary %d: samples index entry %d, want every %dth", s.prefix, i, j, sum.MinIndexInterval)
+			if sum.Len() == 0 || sum.SamplingLevel != 128 {
+				t.Errorf("%s: %d summary entries at sampling level %d", s.prefix, sum.Len(), sum.SamplingLevel)
 			}
-		}
-		if !bytes.Equal(sum.FirstKey(), entries[0].key) || !bytes.Equal(sum.LastKey(), entries[len(entries)-1].key) {
-			t.Errorf("%s: first/last keys %x/%x, index has %x/%x", s.prefix, sum.FirstKey(), sum.LastKey(), entries[0].key, entries[len(entries)-1].key)
-		}
-		// Every key is found by scanning from its floor sample.
-		for j, e := range entries {
-			i := sum.Floor(e.key)
-			if want := j / sum.MinIndexInterval; i != want {
-				t.Errorf("%s: Floor(entry %d) = %d, want %d", s.prefix, j, i, want)
+			for i := 0; i < sum.Len(); i++ {
+				j, ok := byPos[sum.IndexPosition(i)]
+				if !ok {
+					t.Fatalf("%s summary %d: position %d is no index entry", s.prefix, i, sum.IndexPosition(i))
+				}
+				if !bytes.Equal(sum.Key(i), entries[j].key) {
+					t.Errorf("%s summary %d: key %x, index entry has %x", s.prefix, i, sum.Key(i), entries[j].key)
+				}
+				if j != i*sum.MinIndexInterval {
+					t.Errorf("%s summary %d: samples index entry %d, want every %dth", s.prefix, i, j, sum.MinIndexInterval)
+				}
 			}
-			if p := sum.ScanPosition(e.key); p > e.pos {
-				t.Errorf("%s: scan position %d is past entry %d at %d", s.prefix, p, j, e.pos)
+			if !bytes.Equal(sum.FirstKey(), entries[0].key) || !bytes.Equal(sum.LastKey(), entries[len(entries)-1].key) {
+				t.Errorf("%s: first/last keys %x/%x, index has %x/%x", s.prefix, sum.FirstKey(), sum.LastKey(), entries[0].key, entries[len(entries)-1].key)
 			}
-		}
-		if s.table == "many" {
-			manyEntries = max(manyEntries, sum.Len())
-		}
+			// Every key is found by scanning from its floor sample.
+			for j, e := range entries {
+				i := sum.Floor(e.key)
+				if want := j / sum.MinIndexInterval; i != want {
+					t.Errorf("%s: Floor(entry %d) = %d, want %d", s.prefix, j, i, want)
+				}
+				if p := sum.ScanPosition(e.key); p > e.pos {
+					t.Errorf("%s: scan position %d is past entry %d at %d", s.prefix, p, j, e.pos)
+				}
+			}
+			if s.table == "many" {
+				manyEntries = max(manyEntries, sum.Len())
+			}
+		})
 	}
-	if manyEntries < 4 {
+	// A floor on the whole corpus: it holds only when every SSTable ran.
+	if cases.All() && manyEntries < 4 {
 		t.Errorf("table many: %d summary entries, want several", manyEntries)
 	}
 }
@@ -387,42 +406,44 @@ func TestSummaryFloorOrder(t *testing.T) {
 // TestFilter: every key of every SSTable may be present, and absent keys
 // mostly are not (bloom_filter_fp_chance 0.01).
 func TestFilter(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
 	for _, s := range append(corpusTables(t), publicTables(t)...) {
-		f, err := s.parseFilter(s.read(t, "Filter.db"))
-		if err != nil {
-			t.Fatalf("%s: %v", s.prefix, err)
-		}
-		entries := readIndex(t, s, PromotedSkip)
-		present := map[string]bool{}
-		for _, e := range entries {
-			present[string(e.key)] = true
-			if !f.MayContain(e.key) {
-				t.Errorf("%s: filter rejects its key %x", s.prefix, e.key)
+		t.Run(s.name, func(t *testing.T) {
+			rng := corpus.Rand(t, 1)
+			f, err := s.parseFilter(s.read(t, "Filter.db"))
+			if err != nil {
+				t.Fatalf("%s: %v", s.prefix, err)
 			}
-		}
-		if len(entries) < 100 {
-			continue // too small a filter to measure its rate
-		}
-		fp, tries := 0, 0
-		for tries < 10000 {
-			k := make([]byte, len(entries[0].key))
-			for i := range k {
-				k[i] = byte(rng.Uint32())
+			entries := readIndex(t, s, PromotedSkip)
+			present := map[string]bool{}
+			for _, e := range entries {
+				present[string(e.key)] = true
+				if !f.MayContain(e.key) {
+					t.Errorf("%s: filter rejects its key %x", s.prefix, e.key)
+				}
 			}
-			if present[string(k)] {
-				continue
+			if len(entries) < 100 {
+				return // too small a filter to measure its rate
 			}
-			tries++
-			if f.MayContain(k) {
-				fp++
+			fp, tries := 0, 0
+			for tries < 10000 {
+				k := make([]byte, len(entries[0].key))
+				for i := range k {
+					k[i] = byte(rng.Uint32())
+				}
+				if present[string(k)] {
+					continue
+				}
+				tries++
+				if f.MayContain(k) {
+					fp++
+				}
 			}
-		}
-		if rate := float64(fp) / float64(tries); rate >= 0.05 {
-			t.Errorf("%s: false-positive rate %.4f", s.prefix, rate)
-		} else {
-			t.Logf("%s: false-positive rate %.4f over %d bits, %d hashes", s.prefix, rate, f.Bits(), f.HashCount)
-		}
+			if rate := float64(fp) / float64(tries); rate >= 0.05 {
+				t.Errorf("%s: false-positive rate %.4f", s.prefix, rate)
+			} else {
+				t.Logf("%s: false-positive rate %.4f over %d bits, %d hashes", s.prefix, rate, f.Bits(), f.HashCount)
+			}
+		})
 	}
 }
 
@@ -471,14 +492,16 @@ func TestFilterLayoutMatters(t *testing.T) {
 // times, and their data positions start at 0 and increase.
 func TestPublicIndex(t *testing.T) {
 	for _, s := range publicTables(t) {
-		entries := readIndex(t, s, PromotedHeader)
-		if len(entries) == 0 || entries[0].data != 0 {
-			t.Errorf("%s: %d entries", s.prefix, len(entries))
-		}
-		for i, e := range entries {
-			if e.promoted > 0 && !e.deletion.Live() {
-				t.Logf("%s entry %d: partition deletion %+v", s.prefix, i, e.deletion)
+		t.Run(s.name, func(t *testing.T) {
+			entries := readIndex(t, s, PromotedHeader)
+			if len(entries) == 0 || entries[0].data != 0 {
+				t.Errorf("%s: %d entries", s.prefix, len(entries))
 			}
-		}
+			for i, e := range entries {
+				if e.promoted > 0 && !e.deletion.Live() {
+					t.Logf("%s entry %d: partition deletion %+v", s.prefix, i, e.deletion)
+				}
+			}
+		})
 	}
 }

@@ -56,21 +56,23 @@ func mutations(b []byte, f func(m []byte)) {
 
 func TestCorruptSummary(t *testing.T) {
 	for _, s := range corpusTables(t) {
-		b := s.read(t, "Summary.db")
-		file := s.path("Summary.db")
-		mutations(b, func(m []byte) {
-			sum, err := ParseSummary(m, file)
-			wantCorruption(t, err, file, "Summary.db")
-			if err == nil {
-				// A surviving summary must be usable without panics.
-				for i := 0; i < sum.Len(); i++ {
-					_, _ = sum.Key(i), sum.IndexPosition(i)
+		t.Run(s.name, func(t *testing.T) {
+			b := s.read(t, "Summary.db")
+			file := s.path("Summary.db")
+			mutations(b, func(m []byte) {
+				sum, err := ParseSummary(m, file)
+				wantCorruption(t, err, file, "Summary.db")
+				if err == nil {
+					// A surviving summary must be usable without panics.
+					for i := 0; i < sum.Len(); i++ {
+						_, _ = sum.Key(i), sum.IndexPosition(i)
+					}
+					sum.Floor(sum.FirstKey())
 				}
-				sum.Floor(sum.FirstKey())
-			}
-			if err == nil && len(m) < len(b) {
-				t.Fatalf("%s: truncated to %d bytes yet parsed", file, len(m))
-			}
+				if err == nil && len(m) < len(b) {
+					t.Fatalf("%s: truncated to %d bytes yet parsed", file, len(m))
+				}
+			})
 		})
 	}
 }
@@ -80,28 +82,30 @@ func TestCorruptIndex(t *testing.T) {
 		if s.table != "wide" && s.table != "many" && s.table != "clustered" && s.table != "deletions" {
 			continue
 		}
-		b := s.read(t, "Index.db")
-		file := s.path("Index.db")
-		want, err := scanIndex(b, file, s.opts(PromotedFull))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(b) > 8<<10 {
-			b = b[:8<<10] // the many table: its first 8 KiB suffice
-			want = -1
-		}
-		for _, mode := range []PromotedMode{PromotedFull, PromotedHeader, PromotedSkip} {
-			opts := s.opts(mode)
-			mutations(b, func(m []byte) {
-				n, err := scanIndex(m, file, opts)
-				wantCorruption(t, err, file, "Index.db")
-				if err == nil && len(m) < len(b) && want >= 0 && n == want && s.table == "wide" {
-					// Truncating a wide Index.db must cut an entry or a
-					// promoted index, never pass unnoticed.
-					t.Fatalf("%s: truncated to %d bytes yet read all %d entries", file, len(m), n)
-				}
-			})
-		}
+		t.Run(s.name, func(t *testing.T) {
+			b := s.read(t, "Index.db")
+			file := s.path("Index.db")
+			want, err := scanIndex(b, file, s.opts(PromotedFull))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b) > 8<<10 {
+				b = b[:8<<10] // the many table: its first 8 KiB suffice
+				want = -1
+			}
+			for _, mode := range []PromotedMode{PromotedFull, PromotedHeader, PromotedSkip} {
+				opts := s.opts(mode)
+				mutations(b, func(m []byte) {
+					n, err := scanIndex(m, file, opts)
+					wantCorruption(t, err, file, "Index.db")
+					if err == nil && len(m) < len(b) && want >= 0 && n == want && s.table == "wide" {
+						// Truncating a wide Index.db must cut an entry or a
+						// promoted index, never pass unnoticed.
+						t.Fatalf("%s: truncated to %d bytes yet read all %d entries", file, len(m), n)
+					}
+				})
+			}
+		})
 	}
 }
 
@@ -112,15 +116,17 @@ func TestCorruptFilter(t *testing.T) {
 		if len(b) > 256 {
 			continue
 		}
-		mutations(b, func(m []byte) {
-			for _, parse := range []func([]byte, string) (*Filter, error){ParseFilter, ParseOldFilter} {
-				f, err := parse(m, file)
-				wantCorruption(t, err, file, "Filter.db")
-				if err == nil {
-					f.MayContain([]byte("key"))
-					f.MayContain(nil)
+		t.Run(s.name, func(t *testing.T) {
+			mutations(b, func(m []byte) {
+				for _, parse := range []func([]byte, string) (*Filter, error){ParseFilter, ParseOldFilter} {
+					f, err := parse(m, file)
+					wantCorruption(t, err, file, "Filter.db")
+					if err == nil {
+						f.MayContain([]byte("key"))
+						f.MayContain(nil)
+					}
 				}
-			}
+			})
 		})
 	}
 }
@@ -134,32 +140,34 @@ func TestIndexReaderRefill(t *testing.T) {
 		if s.table != "many" && s.table != "wide" {
 			continue
 		}
-		b := s.read(t, "Index.db")
-		want := readIndex(t, s, PromotedFull)
-		it := NewIndexReader(base.BytesReadable{B: b, Path: s.path("Index.db")}, 0, s.opts(PromotedFull))
-		i := 0
-		for it.Next() {
-			if i >= len(want) || string(it.Entry().Key) != string(want[i].key) || it.Pos() != want[i].pos {
-				t.Fatalf("%s: entry %d differs", s.prefix, i)
+		t.Run(s.name, func(t *testing.T) {
+			b := s.read(t, "Index.db")
+			want := readIndex(t, s, PromotedFull)
+			it := NewIndexReader(base.BytesReadable{B: b, Path: s.path("Index.db")}, 0, s.opts(PromotedFull))
+			i := 0
+			for it.Next() {
+				if i >= len(want) || string(it.Entry().Key) != string(want[i].key) || it.Pos() != want[i].pos {
+					t.Fatalf("%s: entry %d differs", s.prefix, i)
+				}
+				i++
 			}
-			i++
-		}
-		if it.Err() != nil || i != len(want) {
-			t.Fatalf("%s: %d of %d entries, %v", s.prefix, i, len(want), it.Err())
-		}
-		// Starting mid-file at an entry boundary reads the rest.
-		mid := want[len(want)/2]
-		it = NewIndexReader(base.BytesReadable{B: b, Path: s.path("Index.db")}, mid.pos, s.opts(PromotedSkip))
-		if !it.Next() || string(it.Entry().Key) != string(mid.key) {
-			t.Fatalf("%s: reading from %d does not give the entry there", s.prefix, mid.pos)
-		}
-		// A short file is reported, not read past.
-		it = NewIndexReader(base.BytesReadable{B: b[:len(b)-1], Path: s.path("Index.db")}, 0, s.opts(PromotedSkip))
-		for it.Next() {
-		}
-		wantCorruption(t, it.Err(), s.path("Index.db"), "Index.db")
-		if it.Err() == nil {
-			t.Fatalf("%s: a file missing its last byte read cleanly", s.prefix)
-		}
+			if it.Err() != nil || i != len(want) {
+				t.Fatalf("%s: %d of %d entries, %v", s.prefix, i, len(want), it.Err())
+			}
+			// Starting mid-file at an entry boundary reads the rest.
+			mid := want[len(want)/2]
+			it = NewIndexReader(base.BytesReadable{B: b, Path: s.path("Index.db")}, mid.pos, s.opts(PromotedSkip))
+			if !it.Next() || string(it.Entry().Key) != string(mid.key) {
+				t.Fatalf("%s: reading from %d does not give the entry there", s.prefix, mid.pos)
+			}
+			// A short file is reported, not read past.
+			it = NewIndexReader(base.BytesReadable{B: b[:len(b)-1], Path: s.path("Index.db")}, 0, s.opts(PromotedSkip))
+			for it.Next() {
+			}
+			wantCorruption(t, it.Err(), s.path("Index.db"), "Index.db")
+			if it.Err() == nil {
+				t.Fatalf("%s: a file missing its last byte read cleanly", s.prefix)
+			}
+		})
 	}
 }

@@ -73,21 +73,23 @@ func corpusWide(t testing.TB) TestSSTable {
 // errors naming file and component; nothing panics or hangs.
 func TestTruncatedAndFlipped(t *testing.T) {
 	for _, s := range CorpusForTest(t) {
-		step := max(1, len(s.Partitions)/200)
-		for n := 0; n < len(s.Partitions); n += step {
-			_, err := OpenPartitionIndex(base.BytesReadable{B: s.Partitions[:n], Path: "p"})
-			if n < footerLen+4 && !errors.Is(err, base.ErrCorruption) {
-				t.Fatalf("%s cut to %d: got %v, want corruption", s.Name, n, err)
+		t.Run(s.Name, func(t *testing.T) {
+			step := max(1, len(s.Partitions)/200)
+			for n := 0; n < len(s.Partitions); n += step {
+				_, err := OpenPartitionIndex(base.BytesReadable{B: s.Partitions[:n], Path: "p"})
+				if n < footerLen+4 && !errors.Is(err, base.ErrCorruption) {
+					t.Fatalf("%s cut to %d: got %v, want corruption", s.Name, n, err)
+				}
+				exercise(t, s.Partitions[:n], s.Rows)
 			}
-			exercise(t, s.Partitions[:n], s.Rows)
-		}
-		for off := 0; off < len(s.Partitions); off += step {
-			for _, x := range []byte{0x01, 0x80, 0xff} {
-				bad := slices.Clone(s.Partitions)
-				bad[off] ^= x
-				exercise(t, bad, s.Rows)
+			for off := 0; off < len(s.Partitions); off += step {
+				for _, x := range []byte{0x01, 0x80, 0xff} {
+					bad := slices.Clone(s.Partitions)
+					bad[off] ^= x
+					exercise(t, bad, s.Rows)
+				}
 			}
-		}
+		})
 	}
 	w := corpusWide(t)
 	for n := 0; n < len(w.Rows); n++ {

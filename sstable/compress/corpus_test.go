@@ -11,12 +11,15 @@ import (
 	"strings"
 	"testing"
 
+	// Named so, as corpus is this package's list of corpus SSTables.
+	corpuspkg "github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 )
 
 // corpusSSTable is one SSTable of the committed corpus written by real
 // Cassandra (nb: 4.1, oa: 5.0 BIG, da: 5.0 BTI).
 type corpusSSTable struct {
+	name    string // "<mode>/<table>/<prefix>": its subtest's name
 	dir     string // table directory
 	prefix  string // e.g. "oa-1-big"
 	version string // e.g. "oa"
@@ -42,7 +45,7 @@ func corpus(t testing.TB) []corpusSSTable {
 		prefix := strings.TrimSuffix(filepath.Base(p), "-Data.db")
 		tdir := filepath.Base(dir)
 		out = append(out, corpusSSTable{
-			dir: dir, prefix: prefix, version: prefix[:2],
+			name: corpuspkg.SSTableCase(p), dir: dir, prefix: prefix, version: prefix[:2],
 			table: tdir[:strings.LastIndexByte(tdir, '-')],
 		})
 	}
@@ -239,8 +242,9 @@ func checkAgainstDump(t *testing.T, s corpusSSTable, data []byte) {
 
 func TestCorpus(t *testing.T) {
 	seen := map[string]int{}
+	cases := corpuspkg.NewCases(t)
 	for _, s := range corpus(t) {
-		t.Run(s.version+"/"+s.table+"/"+s.prefix, func(t *testing.T) {
+		cases.Run(s.name, func(t *testing.T) {
 			data := readFile(t, s.path("Data.db"))
 			r := open(t, s, data)
 			if cr, ok := r.(*Reader); ok {
@@ -252,7 +256,12 @@ func TestCorpus(t *testing.T) {
 			checkAgainstDump(t, s, stream)
 		})
 	}
-	// Every version must have exercised LZ4, Snappy and uncompressed data.
+	t.Logf("codecs seen: %v", seen)
+	// Every version must have exercised LZ4, Snappy and uncompressed data:
+	// a floor on the whole corpus, which holds only when every SSTable ran.
+	if !cases.All() {
+		return
+	}
 	for _, v := range []string{"nb", "oa", "da"} {
 		for _, c := range []string{"LZ4Compressor", "SnappyCompressor", "uncompressed"} {
 			if seen[v+" "+c] == 0 {
@@ -260,7 +269,6 @@ func TestCorpus(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("codecs seen: %v", seen)
 }
 
 // The corpus is written with flush_compression: table, so comp_deflate and

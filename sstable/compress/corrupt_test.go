@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	corpuspkg "github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 )
 
@@ -111,21 +112,24 @@ func TestTruncatedData(t *testing.T) {
 // chunk count must match the offsets present), and is reported as such.
 func TestTruncatedInfo(t *testing.T) {
 	n := 0
+	cases := corpuspkg.NewCases(t)
 	for _, s := range corpus(t) {
 		b, err := os.ReadFile(s.path("CompressionInfo.db"))
 		if err != nil {
 			continue
 		}
-		for l := range len(b) {
-			_, err := ParseInfo(b[:l], "x-CompressionInfo.db", true)
+		cases.Run(s.name, func(t *testing.T) {
+			for l := range len(b) {
+				_, err := ParseInfo(b[:l], "x-CompressionInfo.db", true)
+				wantCorruption(t, err, "CompressionInfo.db", -1, "x-CompressionInfo.db")
+				n++
+			}
+			// Trailing garbage is corrupt too.
+			_, err = ParseInfo(append(b[:len(b):len(b)], 0), "x-CompressionInfo.db", true)
 			wantCorruption(t, err, "CompressionInfo.db", -1, "x-CompressionInfo.db")
-			n++
-		}
-		// Trailing garbage is corrupt too.
-		_, err = ParseInfo(append(b[:len(b):len(b)], 0), "x-CompressionInfo.db", true)
-		wantCorruption(t, err, "CompressionInfo.db", -1, "x-CompressionInfo.db")
+		})
 	}
-	if n == 0 {
+	if cases.All() && n == 0 {
 		t.Fatal("no CompressionInfo.db tested")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/dump"
 )
@@ -38,25 +39,26 @@ func TestMatchesSSTableDump(t *testing.T) {
 		t.Fatalf("found %d Data.db files under %s", len(files), *corpusRoot)
 	}
 	for _, f := range files {
-		prefix := strings.TrimSuffix(filepath.Base(f), "-Data.db")
-		want, err := os.ReadFile(filepath.Join(filepath.Dir(f), "sstabledump", prefix+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := sstable.Open(f, sstable.Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		var got bytes.Buffer
-		err = dump.Write(&got, r, dump.Options{})
-		r.Close()
-		if err != nil {
-			t.Errorf("%s: %v", f, err)
-			continue
-		}
-		if diff := Diff(normalize(t, want), normalize(t, got.Bytes()), "$"); diff != "" {
-			t.Errorf("%s differs from sstabledump: %s", f, diff)
-		}
+		t.Run(corpus.SSTableCase(f), func(t *testing.T) {
+			prefix := strings.TrimSuffix(filepath.Base(f), "-Data.db")
+			want, err := os.ReadFile(filepath.Join(filepath.Dir(f), "sstabledump", prefix+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := sstable.Open(f, sstable.Options{})
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			var got bytes.Buffer
+			err = dump.Write(&got, r, dump.Options{})
+			r.Close()
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if diff := Diff(normalize(t, want), normalize(t, got.Bytes()), "$"); diff != "" {
+				t.Errorf("%s differs from sstabledump: %s", f, diff)
+			}
+		})
 	}
 }
 
