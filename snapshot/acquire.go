@@ -15,9 +15,14 @@ import (
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
-// Acquire leases the table directory's current epoch: the one cut within
-// the window, else, after listing the live SSTables again, the same epoch
-// if they did not change or a new one. Release the epoch when done.
+// Acquire leases the table directory's current epoch. While the table's
+// last listing is younger than the window (the window runs from the
+// listing, not the cut: a listing that finds the same SSTables starts it
+// again), that epoch is leased as it is. Otherwise refresh lists the live
+// SSTables again (in Sidecar mode, takes a snapshot): the same epoch if
+// they did not change, else a new one that supersedes it. Concurrent
+// calls for one table wait for one listing and share its epoch. Release
+// the epoch when done.
 func (m *Manager) Acquire(td TableDir) (*Epoch, error) {
 	m.mu.Lock()
 	st := m.tables[td.Path]
@@ -84,7 +89,9 @@ func (m *Manager) Acquire(td TableDir) (*Epoch, error) {
 	return e, nil
 }
 
-// Lookup leases the epoch a ticket names, which must be of this table.
+// Lookup leases the epoch a ticket names, which must be one of
+// keyspace.table: ErrEpochGone when it was retired, cut by an earlier run
+// or is another table's. Release it when done.
 func (m *Manager) Lookup(keyspace, table, id string) (*Epoch, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -96,8 +103,8 @@ func (m *Manager) Lookup(keyspace, table, id string) (*Epoch, error) {
 	return e, nil
 }
 
-// maxAttempts bounds how often a listing or a cut restarts because a
-// flush or compaction changed the directory under it.
+// maxAttempts bounds how often refresh lists and cuts because a flush or
+// compaction changed the directory under it.
 const maxAttempts = 10
 
 // stableAttempts is how many listings in a row must fail alike, over the
@@ -107,9 +114,13 @@ const maxAttempts = 10
 // Summary.db it is rewriting (see complete.go).
 const stableAttempts = 5
 
-// refresh lists the live SSTables and returns cur when they are cur's,
-// else a new epoch holding them. Failures that racing Cassandra explains
-// are tried again; one that repeats unchanged is reported as it is.
+// refresh gets the table's current SSTables for Acquire: cur when they are
+// still cur's, else a new epoch. In Sidecar mode that is one snapshot
+// (cutSidecar), which never changes under it. Otherwise listAndCut does
+// the listing, and refresh tries it again, with growing pauses, while it
+// fails in a way racing Cassandra explains (retryable): a failure that
+// repeats unchanged stableAttempts times is reported as it is, one that
+// keeps changing for maxAttempts as "the directory kept changing".
 func (m *Manager) refresh(td TableDir, cur *Epoch) (*Epoch, error) {
 	if m.cfg.Mode == Sidecar {
 		return m.cutSidecar(td, cur)
@@ -215,9 +226,9 @@ func retryable(err error) bool {
 	return errors.As(err, &u) || errors.Is(err, errVanished) || errors.Is(err, ErrTxnInProgress) || errors.Is(err, fs.ErrNotExist)
 }
 
-// sameSSTables compares two listings by SSTable and component sizes:
-// Cassandra never rewrites an SSTable's data in place, it writes a new
-// generation.
+// sameSSTables compares two listings by SSTable, component sizes and the
+// components that are not regular files: Cassandra never rewrites an
+// SSTable's data in place, it writes a new generation.
 func sameSSTables(a, b []SSTable) bool {
 	if len(a) != len(b) {
 		return false

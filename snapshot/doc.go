@@ -12,10 +12,12 @@
 //     not settle it, rather than being left out.
 //   - Manager cuts epochs (manager.go, acquire.go, epoch.go): in Hardlink mode it
 //     links every TOC component into a directory of ours (links.go,
-//     root.go); queries within the freshness window share one epoch;
-//     readers are shared across epochs by (device, inode) (readers.go);
-//     superseded epochs go after a grace period or when the bytes only
-//     our links keep pass a cap.
+//     root.go); in Sidecar mode an epoch is a Cassandra snapshot taken
+//     through Apache Cassandra Sidecar and read over HTTP (sidecarmode.go,
+//     snapshot/sidecar); queries within the freshness window share one
+//     epoch; readers are shared across epochs by (device, inode)
+//     (readers.go); superseded epochs go after a grace period or when the
+//     bytes only our links keep pass a cap.
 //   - Config (config.go) says how: the mode, the directories, the window
 //     and grace, the clock. NewManager resolves it once (resolve: the
 //     defaults, by mode, and a ConfigError naming the field of a value
@@ -25,5 +27,6 @@
 // It knows files, directories and inodes, and opens sstable readers; it
 // knows nothing of the wire. It never writes into Cassandra's
 // directories: its only writes are links and directories under its own
-// snapshot directory.
+// snapshot directory (in Sidecar mode, the journal of the snapshots it
+// asked Cassandra for).
 package snapshot

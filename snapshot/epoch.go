@@ -14,7 +14,7 @@ import (
 type Epoch struct {
 	ID      string
 	Table   TableDir // the live table directory and the SSTables of the epoch
-	Dir     string   // where the epoch's files are (Table.Path in Live mode)
+	Dir     string   // where the epoch's files are (Table.Path in Live and Sidecar mode)
 	Cut     time.Time
 	Readers []*sstable.Reader // one per SSTable, in Table.SSTables order
 
@@ -119,7 +119,8 @@ func (m *Manager) janitor() {
 
 // Sweep retires the superseded epochs unused for the grace period and,
 // above PinnedCap, the superseded ones regardless of it. The janitor
-// calls it every second; tests call it directly.
+// calls it every second (every half grace period when that is shorter);
+// tests call it directly.
 func (m *Manager) Sweep() {
 	now := m.cfg.Now()
 	m.mu.Lock()

@@ -67,8 +67,9 @@ type tableState struct {
 	cutting chan struct{} // closed when the listing or cut in progress ends
 }
 
-// NewManager starts a manager; in Hardlink mode it takes its snapshot
-// directory and removes what a crashed run left there.
+// NewManager starts a manager. In Hardlink and Sidecar mode it takes its
+// snapshot directory and removes what a crashed run left: the epochs'
+// links, or the Cassandra snapshots its journal lists.
 func NewManager(cfg Config) (*Manager, error) {
 	if err := cfg.resolve(); err != nil {
 		return nil, fmt.Errorf("start snapshot manager: %w", err)
@@ -138,8 +139,10 @@ func (m *Manager) Stats() Stats {
 	return s
 }
 
-// Close retires every epoch and, in Hardlink mode, empties and releases
-// the snapshot directory. Call it after the last stream ended.
+// Close retires every epoch, cleaning up now those no stream leases
+// (their last Release cleans up the others), and in Hardlink and Sidecar
+// mode empties and releases the snapshot directory. Call it after the
+// last stream ended.
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	if m.closed {

@@ -27,8 +27,9 @@ import (
 // (Sidecar answered 404 to the snapshot).
 var ErrNoTable = errors.New("no such table")
 
-// sidecarOpTimeout bounds one Sidecar request sequence of a cut or a
-// cleanup (snapshot, listing, opening the readers).
+// sidecarOpTimeout bounds the snapshot and listing requests of a cut, and
+// the clearing of a snapshot. Opening the readers is bounded per block
+// read, by the client's HTTP timeout (sidecar.Options.HTTPClient).
 const sidecarOpTimeout = 2 * time.Minute
 
 // SidecarTable is the TableDir of a table in Sidecar mode. Its Path names

@@ -16,10 +16,9 @@ import (
 // TxnTemporaryFiles lists the txn logs of dir and returns which of files
 // they make temporary, as LogAwareFileLister.classifyFiles. files must name
 // dir's entries other than txn logs (and directories, but for those named
-// as SSTable components), and must be listed
-// before calling: Cassandra deletes a log after the files it obsoletes, so
-// listing files first and logs second never misses a log whose files were
-// listed.
+// as SSTable components), and must be listed before calling: Cassandra
+// deletes a log after the files it obsoletes, so listing files first and
+// logs second never misses a log whose files were listed.
 func TxnTemporaryFiles(dir string, files []string) (map[string]bool, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {

@@ -4,9 +4,10 @@ package snapshot
 // LogAwareFileLister) keep a log next to the SSTables a flush, compaction
 // or stream writes (ADD) or obsoletes (REMOVE). The log ends with COMMIT or
 // ABORT, then Cassandra deletes the losing side's files and deletes the log
-// last. Until then the directory holds files that are not part of the table;
-// this file reads the logs and classifies files as Cassandra does when it
-// loads a table's SSTables.
+// last. Until then the directory holds files that are not part of the table.
+// This file reads and verifies the logs; txnrecord.go parses their lines and
+// txnclassify.go classifies files as Cassandra does when it loads a table's
+// SSTables.
 
 import (
 	"bytes"
