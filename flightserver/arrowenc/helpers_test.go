@@ -16,7 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/extensions"
 
-	"github.com/sstable-flight/sstable-flight/internal/canon"
+	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
@@ -155,9 +155,9 @@ func canonOf(t *marshal.Type, arr arrow.Array, i int) any {
 	case marshal.BigInt, marshal.Counter:
 		return strconv.FormatInt(arr.(*array.Int64).Value(i), 10)
 	case marshal.Float:
-		return canon.Float(float64(arr.(*array.Float32).Value(i)), 32)
+		return corpus.Float(float64(arr.(*array.Float32).Value(i)), 32)
 	case marshal.Double:
-		return canon.Float(arr.(*array.Float64).Value(i), 64)
+		return corpus.Float(arr.(*array.Float64).Value(i), 64)
 	case marshal.Date:
 		d := int64(arr.(*array.Date32).Value(i))
 		return time.Unix(d*86400, 0).UTC().Format("2006-01-02")

@@ -3,7 +3,6 @@ package canon
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
@@ -11,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
@@ -77,9 +77,9 @@ func leaf(t *marshal.Type, b []byte) (any, error) {
 		scale := int32(binary.BigEndian.Uint32(b))
 		return signedBig(b[4:]).String() + "e" + strconv.Itoa(-int(scale)), nil
 	case marshal.Float:
-		return Float(float64(math.Float32frombits(binary.BigEndian.Uint32(b))), 32), nil
+		return corpus.Float(float64(math.Float32frombits(binary.BigEndian.Uint32(b))), 32), nil
 	case marshal.Double:
-		return Float(math.Float64frombits(binary.BigEndian.Uint64(b)), 64), nil
+		return corpus.Float(math.Float64frombits(binary.BigEndian.Uint64(b)), 64), nil
 	case marshal.Date:
 		days := int64(binary.BigEndian.Uint32(b)) - 1<<31
 		return time.Unix(days*86400, 0).UTC().Format("2006-01-02"), nil
@@ -140,23 +140,6 @@ func vint(b []byte) (int64, int) {
 		u = u<<8 | uint64(c)
 	}
 	return int64(u>>1) ^ -int64(u&1), 1 + extra
-}
-
-// Float is the canonical form of a float or double (bits 32 or 64):
-// non-finite values, which JSON numbers cannot carry, as strings, and
-// finite ones in the shortest form that round-trips at the type's own
-// width. Every canonicalizer (of SSTable bytes, of CQL results, of Arrow
-// values) formats floats through it.
-func Float(f float64, bits int) any {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	}
-	return json.Number(strconv.FormatFloat(f, 'g', -1, bits))
 }
 
 // elements splits n [int32 length][bytes] values (negative length: null).

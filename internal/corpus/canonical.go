@@ -3,7 +3,9 @@ package corpus
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"net/netip"
 	"strconv"
@@ -11,8 +13,6 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"gopkg.in/inf.v0"
-
-	"github.com/sstable-flight/sstable-flight/internal/canon"
 )
 
 // rawValue captures a column's CQL wire bytes; canonical decodes them.
@@ -83,7 +83,7 @@ func Canonical(info TypeInfo, data []byte) (any, error) {
 		}
 		out := make([]any, len(fs))
 		for i, f := range fs {
-			out[i] = canon.Float(float64(f), 32)
+			out[i] = Float(float64(f), 32)
 		}
 		return out, nil
 	}
@@ -138,13 +138,13 @@ func canonicalLeaf(info TypeInfo, data []byte) (any, error) {
 		if err := gocql.Unmarshal(info, data, &f); err != nil {
 			return fail(err)
 		}
-		return canon.Float(float64(f), 32), nil
+		return Float(float64(f), 32), nil
 	case gocql.TypeDouble:
 		var f float64
 		if err := gocql.Unmarshal(info, data, &f); err != nil {
 			return fail(err)
 		}
-		return canon.Float(f, 64), nil
+		return Float(f, 64), nil
 	case gocql.TypeDate:
 		var t time.Time
 		if err := gocql.Unmarshal(info, data, &t); err != nil {
@@ -267,4 +267,22 @@ func splitValues(data []byte, n int) ([][]byte, []byte, error) {
 		data = data[l:]
 	}
 	return out, data, nil
+}
+
+// Float is the canonical form of a float or double (bits 32 or 64):
+// non-finite values, which JSON numbers cannot carry, as strings, and
+// finite ones in the shortest form that round-trips at the type's own
+// width. Every canonicalizer (of CQL results here, of SSTable bytes in
+// internal/canon, of Arrow values in arrowenc's tests) formats floats
+// through it.
+func Float(f float64, bits int) any {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return json.Number(strconv.FormatFloat(f, 'g', -1, bits))
 }
