@@ -62,3 +62,61 @@ func findTableB(b *testing.B, version, table string) corpusSSTable {
 	b.Fatalf("no %s %s", version, table)
 	return corpusSSTable{}
 }
+
+// BenchmarkReadAtCached reads 100 bytes per op through a chunk cache that
+// holds every chunk: a warm point read copies out of the cache's slots
+// and allocates nothing.
+func BenchmarkReadAtCached(b *testing.B) {
+	s := findTableB(b, "oa", "comp_lz4_4k")
+	info, err := ParseInfo(readFile(b, s.path("CompressionInfo.db")), s.path("CompressionInfo.db"), true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := NewReader(base.BytesReadable{B: readFile(b, s.path("Data.db")), Path: s.path("Data.db")}, info, Options{Cache: NewChunkCache(64 << 20)})
+	defer r.Close()
+	p := make([]byte, 100)
+	size := info.DataLength - int64(len(p))
+	for off := int64(0); off < size; off += int64(info.ChunkLength) { // fill the cache
+		if _, err := r.ReadAtCached(p, off); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for i := int64(0); b.Loop(); i++ {
+		if _, err := r.ReadAtCached(p, i*997%size); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkChunkCache measures the cache alone with chunks of three
+// slots: "read" copies 100 bytes out of one of 1024 cached chunks (a
+// hit), "put" adds a new chunk to a full cache, evicting the least recent
+// (a miss's cost beyond decompressing; it allocates the entry and its
+// slot list).
+func BenchmarkChunkCache(b *testing.B) {
+	chunk := make([]byte, 3*slotSize-100)
+	b.Run("read", func(b *testing.B) {
+		c := NewChunkCache(1024 * 3 * slotSize * 2)
+		for i := range 1024 {
+			c.put(cacheKey{1, i}, chunk)
+		}
+		p := make([]byte, 100)
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			if _, ok := c.read(cacheKey{1, i * 7 % 1024}, p, i%(len(chunk)-100)); !ok {
+				b.Fatal("miss")
+			}
+		}
+	})
+	b.Run("put", func(b *testing.B) {
+		c := NewChunkCache(cacheShards * 8 * 3 * slotSize)
+		for i := range cacheShards * 16 {
+			c.put(cacheKey{1, i}, chunk)
+		}
+		b.ReportAllocs()
+		for i := cacheShards * 16; b.Loop(); i++ {
+			c.put(cacheKey{1, i}, chunk)
+		}
+	})
+}
