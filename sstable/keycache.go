@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"sync/atomic"
 
-	"github.com/sstable-flight/sstable-flight/sstable/internal/lru"
+	"github.com/sstable-flight/sstable-flight/internal/lru"
 )
 
 // KeyCache keeps where partitions start in Data.db, by reader and key,
