@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/sstable-flight/sstable-flight/internal/lru"
 )
 
 // ChunkCache keeps decompressed chunks of many readers within a byte
@@ -20,9 +22,11 @@ import (
 // full 64 MiB cache cost 130 MiB). Bytes are copied in and out under the
 // shard's lock, so an evicted slot is never reused under a reader.
 //
-// NB: written here rather than taken from a library: golang-lru bounds
-// entries, not bytes, and keeps them on the heap; otter and ristretto
-// weigh entries but run upkeep on goroutines of their own.
+// NB: the order of use and the budget are an lru.Map per shard, which
+// weighs each chunk in slots, its budget the shard's slot count; this
+// file keeps the slots themselves. The Map hands an evicted chunk's
+// slots back to the shard's free list (release) inside MakeRoom, under
+// the shard's lock, and put takes slots only after MakeRoom.
 type ChunkCache struct {
 	shards [cacheShards]cacheShard
 	hits   atomic.Int64
@@ -45,15 +49,14 @@ type cacheShard struct {
 	slots int32   // slots in mem
 	next  int32   // slots below next have been used at least once
 	free  []int32 // slots below next that hold nothing
-	m     map[cacheKey]*cacheEntry
-	lru   cacheEntry // sentinel: lru.next is the most recent
+	// lru orders the chunks and weighs them in slots, within slots.
+	lru lru.Map[cacheKey, cachedChunk]
 }
 
-type cacheEntry struct {
-	key        cacheKey
-	n          int     // chunk length
-	slots      []int32 // where its bytes are, slotSize each
-	prev, next *cacheEntry
+// cachedChunk is where a cached chunk's bytes are.
+type cachedChunk struct {
+	n     int     // chunk length
+	slots []int32 // slotSize each
 }
 
 // NewChunkCache returns a cache holding up to maxBytes of chunks.
@@ -61,17 +64,13 @@ func NewChunkCache(maxBytes int64) *ChunkCache {
 	c := &ChunkCache{}
 	for i := range c.shards {
 		s := &c.shards[i]
-		s.m = map[cacheKey]*cacheEntry{}
-		s.lru.next, s.lru.prev = &s.lru, &s.lru
-		size := maxBytes / cacheShards / slotSize * slotSize
-		if size <= 0 {
-			continue
+		if size := maxBytes / cacheShards / slotSize * slotSize; size > 0 {
+			mem, err := syscall.Mmap(-1, 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+			if err == nil { // else no memory for this shard: it caches nothing
+				s.mem, s.slots = mem, int32(size/slotSize)
+			}
 		}
-		mem, err := syscall.Mmap(-1, 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
-		if err != nil {
-			continue // no memory for this shard: it caches nothing
-		}
-		s.mem, s.slots = mem, int32(size/slotSize)
+		s.lru.Init(int64(s.slots), s.release)
 	}
 	// The mappings go with the cache: nothing outside it refers to them.
 	runtime.AddCleanup(c, func(mems [cacheShards][]byte) {
@@ -102,8 +101,8 @@ func (c *ChunkCache) Stats() ChunkCacheStats {
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.Lock()
-		st.Bytes += int64(s.next-int32(len(s.free))) * slotSize
-		st.Entries += int64(len(s.m))
+		st.Bytes += s.lru.Weight() * slotSize
+		st.Entries += int64(s.lru.Len())
 		s.mu.Unlock()
 	}
 	return st
@@ -119,11 +118,9 @@ func (c *ChunkCache) shard(k cacheKey) *cacheShard {
 func (c *ChunkCache) read(k cacheKey, p []byte, off int) (int, bool) {
 	s := c.shard(k)
 	s.mu.Lock()
-	e, ok := s.m[k]
+	e, ok := s.lru.Get(k)
 	n := 0
 	if ok {
-		e.unlink()
-		s.pushFront(e)
 		for off < e.n && n < len(p) {
 			slot := e.slots[off/slotSize]
 			in := off % slotSize
@@ -152,13 +149,11 @@ func (c *ChunkCache) put(k cacheKey, b []byte) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.m[k]; ok {
+	if _, ok := s.lru.Peek(k); ok {
 		return // another read of the same chunk got here first
 	}
-	for int32(len(s.free))+s.slots-s.next < need {
-		s.remove(s.lru.prev)
-	}
-	e := &cacheEntry{key: k, n: len(b), slots: make([]int32, need)}
+	s.lru.MakeRoom(int64(need)) // frees at least need slots (release)
+	e := cachedChunk{n: len(b), slots: make([]int32, need)}
 	for i := range e.slots {
 		if n := len(s.free); n > 0 {
 			e.slots[i] = s.free[n-1]
@@ -169,8 +164,7 @@ func (c *ChunkCache) put(k cacheKey, b []byte) {
 		}
 		copy(s.mem[int(e.slots[i])*slotSize:int(e.slots[i]+1)*slotSize], b[i*slotSize:])
 	}
-	s.pushFront(e)
-	s.m[k] = e
+	s.lru.Add(k, e, int64(need))
 }
 
 // drop forgets a closed reader's chunks.
@@ -178,28 +172,13 @@ func (c *ChunkCache) drop(reader uint64) {
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.Lock()
-		for k, e := range s.m {
-			if k.reader == reader {
-				s.remove(e)
-			}
-		}
+		s.lru.RemoveIf(func(k cacheKey) bool { return k.reader == reader })
 		s.mu.Unlock()
 	}
 }
 
-func (s *cacheShard) remove(e *cacheEntry) {
-	e.unlink()
-	delete(s.m, e.key)
+// release frees a chunk's slots when its shard's Map lets it go; the
+// shard's lock is held.
+func (s *cacheShard) release(_ cacheKey, e cachedChunk) {
 	s.free = append(s.free, e.slots...)
-}
-
-func (s *cacheShard) pushFront(e *cacheEntry) {
-	e.prev, e.next = &s.lru, s.lru.next
-	s.lru.next.prev = e
-	s.lru.next = e
-}
-
-func (e *cacheEntry) unlink() {
-	e.prev.next, e.next.prev = e.next, e.prev
-	e.prev, e.next = nil, nil
 }

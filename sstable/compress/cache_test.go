@@ -14,6 +14,28 @@ func (c *ChunkCache) get(k cacheKey, n int) ([]byte, bool) {
 	return b[:m], ok
 }
 
+// checkSlots fails t unless every shard's slot accounting adds up: the
+// slots its chunks weigh (the lru.Map's weight) are the slots handed out
+// and not freed, and no slot is free twice.
+func checkSlots(t *testing.T, c *ChunkCache) {
+	t.Helper()
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		seen := map[int32]bool{}
+		for _, f := range s.free {
+			if seen[f] || f >= s.next {
+				t.Errorf("shard %d: slot %d free twice or never used (next %d)", i, f, s.next)
+			}
+			seen[f] = true
+		}
+		if w := s.lru.Weight(); w != int64(s.next)-int64(len(s.free)) || w > int64(s.slots) {
+			t.Errorf("shard %d: chunks weigh %d slots, %d used and %d free of %d", i, w, s.next, len(s.free), s.slots)
+		}
+		s.mu.Unlock()
+	}
+}
+
 // TestChunkCacheBudget: the cache never holds more bytes than its budget,
 // keeps the most recently used chunks, returns their bytes intact (also
 // from an offset, across slots), drops a closed reader's, and counts hits
@@ -29,6 +51,7 @@ func TestChunkCacheBudget(t *testing.T) {
 			c.put(cacheKey{r, i}, want(r, i))
 		}
 	}
+	checkSlots(t, c)
 	st := c.Stats()
 	if st.Bytes > cacheShards*8*slotSize || st.Bytes != st.Entries*4*slotSize {
 		t.Fatalf("holds %d bytes in %d entries, budget %d", st.Bytes, st.Entries, cacheShards*8*slotSize)
@@ -47,6 +70,7 @@ func TestChunkCacheBudget(t *testing.T) {
 		t.Fatalf("hits %d misses %d, want 2 and 1", st.Hits, st.Misses)
 	}
 	c.drop(3)
+	checkSlots(t, c)
 	for i := range 200 {
 		if _, ok := c.get(cacheKey{3, i}, chunk); ok {
 			t.Fatalf("chunk %d of a dropped reader still cached", i)
@@ -84,4 +108,5 @@ func TestChunkCacheConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	checkSlots(t, c)
 }
