@@ -6,13 +6,16 @@
 // that evicts reuses the evicted entry, so a full cache's steady state
 // allocates nothing in it.
 //
-// Two caches are built on it:
+// Three caches are built on it:
 //
 //   - sstable.KeyCache, a Cache of partition positions for point reads;
 //   - compress.ChunkCache, sharded by itself because each shard owns a
 //     mapping of off-heap slots: a shard's Map orders and weighs its
 //     chunks (in slots) and hands evicted chunks' slots back to the
-//     shard's free list.
+//     shard's free list;
+//   - sidecar's block cache, one Map under the lock that also guards
+//     its in-flight fetches and purge generation, so a purge and an
+//     insert cannot interleave.
 //
 // NB: a leaf utility in the module's internal/, not in sstable/internal,
 // so snapshot/sidecar may import it too. It imports only the standard

@@ -1,9 +1,10 @@
 package sidecar
 
 import (
-	"container/list"
 	"strings"
 	"sync"
+
+	"github.com/sstable-flight/sstable-flight/internal/lru"
 )
 
 // blockKey names one block: a file (see fileKey) and the block's index,
@@ -18,25 +19,22 @@ type blockKey struct {
 // fetched is in flight: other readers of it wait for that fetch instead
 // of sending their own request.
 //
+// NB: one lru.Map, not a sharded lru.Cache: the blocks, the fetches in
+// flight and the purge generation are guarded by one lock, so that a
+// fetch's check of the generation and its insert happen with no purge
+// between them. The lock is never held across a fetch.
+//
 // NB: cached blocks are shared and never written after insertion;
 // readers copy out of them.
 type blockCache struct {
-	capacity int64 // bytes; < 0 caches nothing
-	st       *counters
+	st *counters
 
 	mu       sync.Mutex
-	bytes    int64
-	lru      list.List // of *cacheEntry, most recently used first
-	entries  map[blockKey]*list.Element
+	blocks   lru.Map[blockKey, []byte] // weighs blocks in bytes; budget < 0 caches nothing
 	inflight map[blockKey]*fetch
 	// gen changes on every purge, so a fetch that started before one
 	// does not insert what the purge meant to drop.
 	gen uint64
-}
-
-type cacheEntry struct {
-	key  blockKey
-	data []byte
 }
 
 // fetch is one block request in flight; done closes when data and err
@@ -48,12 +46,9 @@ type fetch struct {
 }
 
 func newBlockCache(capacity int64, st *counters) *blockCache {
-	return &blockCache{
-		capacity: capacity,
-		st:       st,
-		entries:  map[blockKey]*list.Element{},
-		inflight: map[blockKey]*fetch{},
-	}
+	c := &blockCache{st: st, inflight: map[blockKey]*fetch{}}
+	c.blocks.Init(capacity, nil)
+	return c
 }
 
 // get returns a block from the cache, from a fetch in flight, or from
@@ -61,11 +56,10 @@ func newBlockCache(capacity int64, st *counters) *blockCache {
 // cached: the next reader tries again.
 func (c *blockCache) get(key blockKey, load func() ([]byte, error)) ([]byte, error) {
 	c.mu.Lock()
-	if e, ok := c.entries[key]; ok {
-		c.lru.MoveToFront(e)
+	if data, ok := c.blocks.Get(key); ok {
 		c.mu.Unlock()
 		c.st.hits.Add(1)
-		return e.Value.(*cacheEntry).data, nil
+		return data, nil
 	}
 	if f, ok := c.inflight[key]; ok {
 		c.mu.Unlock()
@@ -84,30 +78,13 @@ func (c *blockCache) get(key blockKey, load func() ([]byte, error)) ([]byte, err
 	c.mu.Lock()
 	delete(c.inflight, key)
 	if f.err == nil && gen == c.gen {
-		c.insertLocked(key, f.data)
+		// No block is cached under key: only this fetch may insert it.
+		evicted, _ := c.blocks.Add(key, f.data, int64(len(f.data)))
+		c.st.evictions.Add(int64(evicted))
 	}
 	c.mu.Unlock()
 	close(f.done)
 	return f.data, f.err
-}
-
-func (c *blockCache) insertLocked(key blockKey, data []byte) {
-	n := int64(len(data))
-	if n > c.capacity {
-		return
-	}
-	c.entries[key] = c.lru.PushFront(&cacheEntry{key: key, data: data})
-	c.bytes += n
-	for c.bytes > c.capacity {
-		c.removeLocked(c.lru.Back())
-		c.st.evictions.Add(1)
-	}
-}
-
-func (c *blockCache) removeLocked(e *list.Element) {
-	ce := c.lru.Remove(e).(*cacheEntry)
-	delete(c.entries, ce.key)
-	c.bytes -= int64(len(ce.data))
 }
 
 // purge drops the blocks of every file whose key starts with prefix.
@@ -115,16 +92,12 @@ func (c *blockCache) purge(prefix string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
-	for key, e := range c.entries {
-		if strings.HasPrefix(key.file, prefix) {
-			c.removeLocked(e)
-		}
-	}
+	c.blocks.RemoveIf(func(key blockKey) bool { return strings.HasPrefix(key.file, prefix) })
 }
 
 // usage is the cache's size in bytes and blocks.
 func (c *blockCache) usage() (bytes, blocks int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.bytes, int64(len(c.entries))
+	return c.blocks.Weight(), int64(c.blocks.Len())
 }
