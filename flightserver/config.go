@@ -36,8 +36,14 @@ type Config struct {
 	// TLS: a certificate and key enable TLS; a client CA adds mTLS.
 	TLSCert, TLSKey, ClientCA string
 	// AuthToken, when set, is required as "authorization: Bearer <token>"
-	// on every RPC but the health check.
-	AuthToken string
+	// on every RPC but the health check: at least MinAuthTokenLen
+	// visible ASCII characters (resolveAuth). AuthTokenFile, when set,
+	// is the file New reads it from, its surrounding whitespace (a
+	// trailing newline) trimmed; a file that holds no token is refused,
+	// never taken for "no authentication". Set one or the other.
+	AuthToken     string
+	AuthTokenFile string
+
 	Logger    *slog.Logger
 	Allocator memory.Allocator
 	// Now is the server's clock (default time.Now): the read time of
@@ -108,6 +114,9 @@ func (c *Config) resolve() error {
 		// A client CA without TLS would serve plaintext to anyone while
 		// the operator believes client certificates are checked.
 		return &ConfigError{"TLSCert", "", "required with a client CA: client certificates are checked only over TLS"}
+	}
+	if err := c.resolveAuth(); err != nil {
+		return err
 	}
 	if c.MaxStreams == 0 {
 		c.MaxStreams = 2 * runtime.GOMAXPROCS(0)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -58,6 +59,10 @@ func TestConfigRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	live := snapshot.Config{Mode: snapshot.Live}
+	blank := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(blank, []byte(" \n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name, field, reason string
 		cfg                 Config
@@ -72,6 +77,11 @@ func TestConfigRefused(t *testing.T) {
 		{"certificate without key", "TLSKey", "required with a TLS certificate", Config{DataDir: data, Snapshot: live, TLSCert: "c.pem"}},
 		{"key without certificate", "TLSCert", "required with a TLS key", Config{DataDir: data, Snapshot: live, TLSKey: "k.pem"}},
 		{"client CA without TLS", "TLSCert", "required with a client CA", Config{DataDir: data, Snapshot: live, ClientCA: "ca.pem"}},
+		{"blank token file", "AuthTokenFile", "holds no token", Config{DataDir: data, Snapshot: live, AuthTokenFile: blank}},
+		{"missing token file", "AuthTokenFile", "no such file", Config{DataDir: data, Snapshot: live, AuthTokenFile: blank + ".nope"}},
+		{"token and token file", "AuthTokenFile", "not both", Config{DataDir: data, Snapshot: live, AuthToken: "0123456789abcdef", AuthTokenFile: blank}},
+		{"short token", "AuthToken", "at least 16", Config{DataDir: data, Snapshot: live, AuthToken: "s3cret"}},
+		{"token with a space", "AuthToken", "not visible ASCII", Config{DataDir: data, Snapshot: live, AuthToken: "0123456789 abcdef"}},
 		{"negative window", "Snapshot.Window", "must not be negative", Config{DataDir: data, Snapshot: snapshot.Config{Mode: snapshot.Live, Window: -time.Second}}},
 		{"unknown mode", "Snapshot.Mode", "want hardlink, live or sidecar", Config{DataDir: data, Snapshot: snapshot.Config{Mode: "copy"}}},
 	} {

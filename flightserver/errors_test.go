@@ -179,7 +179,7 @@ func TestActions(t *testing.T) {
 
 // TestBearerToken: with a token configured every Flight RPC needs it.
 func TestBearerToken(t *testing.T) {
-	ts := startServer(t, "oa", func(c *flightserver.Config) { c.AuthToken = "s3cret" })
+	ts := startServer(t, "oa", func(c *flightserver.Config) { c.AuthToken = "s3cret-0123456789ab" })
 	ctx := context.Background()
 	if _, err := ts.client.GetFlightInfo(ctx, path("corpus", "many")); status.Code(err) != codes.Unauthenticated {
 		t.Errorf("no token: %v", err)
@@ -188,7 +188,7 @@ func TestBearerToken(t *testing.T) {
 	if _, err := ts.client.GetFlightInfo(bad, path("corpus", "many")); status.Code(err) != codes.Unauthenticated {
 		t.Errorf("wrong token: %v", err)
 	}
-	good := metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer s3cret")
+	good := metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer s3cret-0123456789ab")
 	info, err := ts.client.GetFlightInfo(good, path("corpus", "many"))
 	if err != nil {
 		t.Fatal(err)

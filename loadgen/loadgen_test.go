@@ -351,13 +351,13 @@ func TestOutputs(t *testing.T) {
 // With a token the server requires, runs carry it; without, they fail
 // as UNAUTHENTICATED before any step.
 func TestBearerToken(t *testing.T) {
-	ts := startServer(t, func(c *flightserver.Config) { c.AuthToken = "s3cret" })
+	ts := startServer(t, func(c *flightserver.Config) { c.AuthToken = "s3cret-0123456789ab" })
 	cfg := ts.config("many", ShapePoint)
 	_, err := Run(context.Background(), cfg)
 	if status.Code(err) != codes.Unauthenticated {
 		t.Errorf("without a token: %v, want UNAUTHENTICATED", err)
 	}
-	cfg.Token = "s3cret"
+	cfg.Token = "s3cret-0123456789ab"
 	checkNoErrors(t, run(t, cfg).Flight[0])
 }
 

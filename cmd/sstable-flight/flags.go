@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
@@ -25,7 +26,6 @@ import (
 type options struct {
 	cfg                 flightserver.Config
 	listen, adminListen string
-	tokenFile           string
 	drain               time.Duration
 	cassandra, cqlUser  string
 	schemaCheck         time.Duration
@@ -47,7 +47,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	fs.StringVar(&cfg.TLSCert, "tls-cert", "", "TLS certificate (PEM); enables TLS")
 	fs.StringVar(&cfg.TLSKey, "tls-key", "", "TLS private key (PEM)")
 	fs.StringVar(&cfg.ClientCA, "tls-client-ca", "", "CA (PEM) that client certificates must chain to; enables mTLS (needs --tls-cert)")
-	fs.StringVar(&o.tokenFile, "auth-token-file", "", "file holding the bearer token clients must send (or env SSTF_AUTH_TOKEN)")
+	fs.StringVar(&cfg.AuthTokenFile, "auth-token-file", "", fmt.Sprintf("file holding the bearer token clients must send, at least %d characters (or env %s, not both)", flightserver.MinAuthTokenLen, authTokenEnv))
 	fs.DurationVar(&o.drain, "drain-timeout", 30*time.Second, "on SIGTERM, how long running streams may finish")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.cassandra, "cassandra", "", "local Cassandra node HOST:PORT (CQL) to read schemas from; without it schema.cql files, else SSTable headers")
@@ -72,6 +72,9 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 		return nil, fmt.Errorf("read --log-level: %w", err)
 	}
 	cfg.Logger = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	if err := readAuthTokenEnv(cfg); err != nil {
+		return nil, err
+	}
 	if o.sidecarURL != "" {
 		sc, err := sidecar.New(o.sidecarURL, sidecar.Options{BearerToken: os.Getenv("SSTF_SIDECAR_TOKEN")})
 		if err != nil {
@@ -100,6 +103,28 @@ var configFlags = map[string]string{
 	"Snapshot.Grace":     "snapshot-grace",
 	"Snapshot.PinnedCap": "snapshot-pinned-cap",
 	"Snapshot.Sidecar":   "sidecar",
+	"AuthTokenFile":      "auth-token-file",
+}
+
+// authTokenEnv is the environment variable that may hold the bearer
+// token instead of --auth-token-file.
+const authTokenEnv = "SSTF_AUTH_TOKEN"
+
+// readAuthTokenEnv takes the token from the environment. Set but empty
+// (or only whitespace), it is refused: Config's empty AuthToken means
+// "no authentication", which is not what the operator who set it meant.
+func readAuthTokenEnv(cfg *flightserver.Config) error {
+	v, ok := os.LookupEnv(authTokenEnv)
+	if !ok {
+		return nil
+	}
+	if cfg.AuthTokenFile != "" {
+		return fmt.Errorf("--auth-token-file and env %s: give the token one way, not both", authTokenEnv)
+	}
+	if cfg.AuthToken = strings.TrimSpace(v); cfg.AuthToken == "" {
+		return fmt.Errorf("env %s: set but holds no token (empty or only whitespace): refusing to serve without authentication; unset it to serve without a token", authTokenEnv)
+	}
+	return nil
 }
 
 // newServer builds the server, reporting a refused Config value by the
@@ -108,6 +133,9 @@ func newServer(cfg flightserver.Config) (*flightserver.Server, error) {
 	srv, err := flightserver.New(cfg)
 	var ce *flightserver.ConfigError
 	if err != nil && errors.As(err, &ce) {
+		if ce.Field == "AuthToken" { // only the environment sets it
+			return nil, fmt.Errorf("env %s: %s", authTokenEnv, ce.Reason)
+		}
 		if name, ok := configFlags[ce.Field]; ok {
 			if ce.Value == "" {
 				return nil, fmt.Errorf("--%s: %s", name, ce.Reason)

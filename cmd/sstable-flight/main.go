@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -32,14 +31,6 @@ func run() error {
 		return err
 	}
 	cfg := o.cfg
-	cfg.AuthToken = os.Getenv("SSTF_AUTH_TOKEN")
-	if o.tokenFile != "" {
-		b, err := os.ReadFile(o.tokenFile)
-		if err != nil {
-			return fmt.Errorf("read --auth-token-file: %w", err)
-		}
-		cfg.AuthToken = strings.TrimSpace(string(b))
-	}
 
 	catOpts := catalog.Options{CheckInterval: o.schemaCheck}
 	if o.cassandra != "" {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -63,8 +64,22 @@ func serverArgs(data, snaps string) []string {
 // address; it is killed at the test's end if still running.
 func startServer(t *testing.T, bin, data, snaps string) *server {
 	t.Helper()
-	s := &server{cmd: exec.Command(bin, serverArgs(data, snaps)...), stderr: &syncBuffer{}, done: make(chan struct{})}
+	s := spawn(t, bin, nil, serverArgs(data, snaps)...)
+	if !s.waitServing(t) {
+		s.fatalf(t, "server exited before serving: %v", s.waitErr)
+	}
+	return s
+}
+
+// spawn starts the binary with args, and env added to the test's own;
+// it is killed at the test's end if still running.
+func spawn(t *testing.T, bin string, env []string, args ...string) *server {
+	t.Helper()
+	s := &server{cmd: exec.Command(bin, args...), stderr: &syncBuffer{}, done: make(chan struct{})}
 	s.cmd.Stderr = s.stderr
+	if env != nil {
+		s.cmd.Env = append(os.Environ(), env...)
+	}
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -83,18 +98,27 @@ func startServer(t *testing.T, bin, data, snaps string) *server {
 			t.Logf("server pid %d stderr:\n%s", s.cmd.Process.Pid, s.stderr.String())
 		}
 	})
+	return s
+}
+
+// waitServing waits until the server logs its Flight address (true) or
+// exits (false); it fails the test if neither happens within
+// startTimeout.
+func (s *server) waitServing(t *testing.T) bool {
+	t.Helper()
 	deadline := time.After(startTimeout)
 	for s.addr == "" {
 		select {
 		case <-s.done:
-			s.fatalf(t, "server exited before serving: %v", s.waitErr)
+			s.addr = servingAddr(s.stderr.String())
+			return s.addr != ""
 		case <-deadline:
-			s.fatalf(t, "server did not log its Flight address within %v", startTimeout)
+			s.fatalf(t, "server neither exited nor logged its Flight address within %v", startTimeout)
 		case <-time.After(20 * time.Millisecond):
 		}
 		s.addr = servingAddr(s.stderr.String())
 	}
-	return s
+	return true
 }
 
 // servingAddr finds the "serving Flight" JSON log line's addr.

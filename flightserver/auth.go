@@ -1,0 +1,76 @@
+package flightserver
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// The bearer token: where it comes from and what is refused. A token
+// source that holds no token must never be taken for "serve without
+// authentication": the operator who gave one believes it is required.
+
+// MinAuthTokenLen is the shortest token New accepts: a floor that
+// refuses placeholders ("test", "changeme") and tokens short enough to
+// guess, not a measure of randomness (generate one: openssl rand -hex 32).
+const MinAuthTokenLen = 16
+
+// maxAuthTokenFileBytes caps the token file's read: a token is a line,
+// and a path mistyped onto a huge file or a device must not be read
+// whole.
+const maxAuthTokenFileBytes = 4096
+
+// resolveAuth reads AuthTokenFile into AuthToken and checks the token.
+// Its ConfigErrors never hold the token, only where it came from.
+func (c *Config) resolveAuth() error {
+	field, value := "AuthToken", ""
+	if c.AuthTokenFile != "" {
+		field, value = "AuthTokenFile", strconv.Quote(c.AuthTokenFile)
+		if c.AuthToken != "" {
+			return &ConfigError{field, value, "given with AuthToken too: give the token one way, not both"}
+		}
+		tok, err := readTokenFile(c.AuthTokenFile)
+		if err != nil {
+			return &ConfigError{field, value, err.Error()}
+		}
+		if tok == "" {
+			return &ConfigError{field, value, "holds no token (empty or only whitespace): refusing to serve without authentication; give no token file to serve without a token"}
+		}
+		c.AuthToken = tok
+	}
+	if c.AuthToken == "" {
+		return nil
+	}
+	if n := len(c.AuthToken); n < MinAuthTokenLen {
+		return &ConfigError{field, value, fmt.Sprintf("the token has %d characters, at least %d are required (e.g. openssl rand -hex 32)", n, MinAuthTokenLen)}
+	}
+	for i := 0; i < len(c.AuthToken); i++ {
+		// NB: clients send it in a gRPC header, whose values are
+		// visible ASCII: a token with a space, a control character or
+		// a non-ASCII byte is one no client could send reliably.
+		if b := c.AuthToken[i]; b < 0x21 || b > 0x7e {
+			return &ConfigError{field, value, fmt.Sprintf("the token's character %d is not visible ASCII (a space, a control character or non-ASCII): clients send it in a header", i+1)}
+		}
+	}
+	return nil
+}
+
+// readTokenFile reads a token file, capped, and trims its surrounding
+// whitespace.
+func readTokenFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("read token file: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxAuthTokenFileBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("read token file: %w", err)
+	}
+	if len(b) > maxAuthTokenFileBytes {
+		return "", fmt.Errorf("read token file: larger than %d bytes, not a token", maxAuthTokenFileBytes)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
