@@ -1,6 +1,7 @@
 package flightserver
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -34,7 +35,11 @@ type Config struct {
 	BatchRows  int
 	BatchBytes int
 	// TLS: a certificate and key enable TLS; a client CA adds mTLS.
+	// New reads and checks them before it starts anything (resolveTLS):
+	// files that cannot be read, a key not the certificate's, a CA file
+	// with no certificate or with anything but certificates are refused.
 	TLSCert, TLSKey, ClientCA string
+	tlsConf                   *tls.Config // resolved from the three
 	// AuthToken, when set, is required as "authorization: Bearer <token>"
 	// on every RPC but the health check: at least MinAuthTokenLen
 	// visible ASCII characters (resolveAuth). AuthTokenFile, when set,
@@ -116,6 +121,9 @@ func (c *Config) resolve() error {
 		return &ConfigError{"TLSCert", "", "required with a client CA: client certificates are checked only over TLS"}
 	}
 	if err := c.resolveAuth(); err != nil {
+		return err
+	}
+	if err := c.resolveTLS(); err != nil {
 		return err
 	}
 	if c.MaxStreams == 0 {

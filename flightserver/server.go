@@ -2,14 +2,11 @@ package flightserver
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"os"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
@@ -76,13 +73,8 @@ func New(cfg Config) (*Server, error) {
 		// server's CPU under 32 concurrent point reads).
 		grpc.NumStreamWorkers(uint32(streamWorkers(cfg.MaxStreams))),
 	}
-	if cfg.TLSCert != "" {
-		tc, err := tlsConfig(cfg)
-		if err != nil {
-			snaps.Close()
-			return nil, err
-		}
-		opts = append(opts, grpc.Creds(credentials.NewTLS(tc)))
+	if cfg.tlsConf != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.tlsConf)))
 	}
 	s := &Server{cfg: cfg, svc: svc, grpc: grpc.NewServer(opts...), health: health.NewServer()}
 	flight.RegisterFlightServiceServer(s.grpc, svc)
@@ -103,26 +95,6 @@ func New(cfg Config) (*Server, error) {
 // many waiting ones, plus room for unary calls; RPCs beyond it still get
 // a goroutine of their own.
 func streamWorkers(maxStreams int) int { return max(16, 4*maxStreams) }
-
-func tlsConfig(cfg Config) (*tls.Config, error) {
-	cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
-	if err != nil {
-		return nil, fmt.Errorf("load TLS key pair: %w", err)
-	}
-	tc := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
-	if cfg.ClientCA != "" {
-		pem, err := os.ReadFile(cfg.ClientCA)
-		if err != nil {
-			return nil, fmt.Errorf("read client CA: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("read client CA %s: no PEM certificate", cfg.ClientCA)
-		}
-		tc.ClientCAs, tc.ClientAuth = pool, tls.RequireAndVerifyClientCert
-	}
-	return tc, nil
-}
 
 // Serve serves Flight on lis until Shutdown.
 func (s *Server) Serve(lis net.Listener) error {
