@@ -12,7 +12,7 @@ BENCH   := $(BUILD)/bench
 
 # The binary has no default data directory: --data-dir names the corpus.
 run:
-	$(GO) run ./cmd/sstable-flight --data-dir testdata/corpus/oa --snapshot-dir build/snapshots
+	$(GO) run ./cmd/sstable-flight --data-dir testdata/corpus/oa --snapshot-dir build/snapshots --pprof
 
 deps:
 	@bash deploy/local/install-deps.sh

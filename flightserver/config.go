@@ -48,6 +48,15 @@ type Config struct {
 	// never taken for "no authentication". Set one or the other.
 	AuthToken     string
 	AuthTokenFile string
+	// The admin port (ServeAdmin) serves /metrics, and /debug/pprof/
+	// only when Pprof: profiles cost CPU while they run and show the
+	// command line. It takes Flight's TLS and token: HTTPS when TLSCert
+	// is set, a verified client certificate when ClientCA is, the
+	// bearer token when AuthToken is, on every path; MetricsOpen
+	// exempts /metrics from the certificate and the token (not from
+	// TLS), for scrapers that send neither.
+	Pprof       bool
+	MetricsOpen bool
 
 	Logger    *slog.Logger
 	Allocator memory.Allocator

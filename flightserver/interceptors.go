@@ -2,7 +2,6 @@ package flightserver
 
 import (
 	"context"
-	"crypto/subtle"
 	"strings"
 	"time"
 
@@ -22,11 +21,8 @@ func (s *service) authorize(ctx context.Context, method string) error {
 		return nil
 	}
 	md, _ := metadata.FromIncomingContext(ctx)
-	for _, v := range md.Get("authorization") {
-		tok, ok := strings.CutPrefix(v, "Bearer ")
-		if ok && subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.AuthToken)) == 1 {
-			return nil
-		}
+	if validBearer(md.Get("authorization"), s.cfg.AuthToken) {
+		return nil
 	}
 	return status.Error(codes.Unauthenticated, "a valid bearer token is required")
 }

@@ -6,11 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/pprof"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
@@ -80,14 +77,7 @@ func New(cfg Config) (*Server, error) {
 	flight.RegisterFlightServiceServer(s.grpc, svc)
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	s.admin = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	s.admin = newAdmin(cfg, m.reg)
 	return s, nil
 }
 
@@ -105,9 +95,17 @@ func (s *Server) Serve(lis net.Listener) error {
 	return s.grpc.Serve(lis)
 }
 
-// ServeAdmin serves /metrics and /debug/pprof on lis until Shutdown.
+// ServeAdmin serves /metrics, and /debug/pprof when Config.Pprof, on
+// lis until Shutdown: over TLS when Flight has it (newAdmin).
 func (s *Server) ServeAdmin(lis net.Listener) error {
-	err := s.admin.Serve(lis)
+	s.cfg.Logger.Info("serving admin", "addr", lis.Addr().String(), "tls", s.admin.TLSConfig != nil,
+		"pprof", s.cfg.Pprof, "metrics_open", s.cfg.MetricsOpen)
+	var err error
+	if s.admin.TLSConfig != nil {
+		err = s.admin.ServeTLS(lis, "", "") // the certificate is in TLSConfig
+	} else {
+		err = s.admin.Serve(lis)
+	}
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}

@@ -75,7 +75,7 @@ type Config struct {
 	// arms run the same shape for the same op.
 	Mix []MixEntry
 
-	Token       string // bearer token for the Flight server
+	Token       string // bearer token for the Flight server, and for its /metrics
 	MetricsURL  string // the server's /metrics; empty skips server figures
 	DialOptions []grpc.DialOption
 

@@ -348,8 +348,8 @@ func TestOutputs(t *testing.T) {
 	}
 }
 
-// With a token the server requires, runs carry it; without, they fail
-// as UNAUTHENTICATED before any step.
+// With a token the server requires, runs carry it, to Flight and to
+// /metrics; without, they fail as UNAUTHENTICATED before any step.
 func TestBearerToken(t *testing.T) {
 	ts := startServer(t, func(c *flightserver.Config) { c.AuthToken = "s3cret-0123456789ab" })
 	cfg := ts.config("many", ShapePoint)
@@ -358,7 +358,12 @@ func TestBearerToken(t *testing.T) {
 		t.Errorf("without a token: %v, want UNAUTHENTICATED", err)
 	}
 	cfg.Token = "s3cret-0123456789ab"
-	checkNoErrors(t, run(t, cfg).Flight[0])
+	step := run(t, cfg).Flight[0]
+	checkNoErrors(t, step)
+	// The server's /metrics needs the token too: the scrape sends it.
+	if step.ServerCPUSeconds == nil {
+		t.Errorf("no server figures: /metrics was not scraped with the token")
+	}
 }
 
 // A cancelled run stops after the step in progress and says why.

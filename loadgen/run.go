@@ -53,7 +53,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	out := newReporter(&cfg)
-	sc := newScraper(cfg.MetricsURL)
+	sc := newScraper(cfg.MetricsURL, cfg.Token)
 	defer sc.close()
 	if rep.Flight, err = runRamp(ctx, &cfg, ft, sc, out); err != nil {
 		return rep, err

@@ -30,6 +30,7 @@ type serverSample struct {
 // the CPU the run used, apart from the rig's own.
 type scraper struct {
 	url    string
+	token  string // the server's bearer token, which its /metrics requires with it (unless --metrics-open)
 	client *http.Client
 	warned atomic.Bool
 }
@@ -42,11 +43,11 @@ func (s *scraper) warn(w io.Writer, err error) {
 	}
 }
 
-func newScraper(url string) *scraper {
+func newScraper(url, token string) *scraper {
 	if url == "" {
 		return nil
 	}
-	return &scraper{url: url, client: &http.Client{Timeout: 2 * time.Second}}
+	return &scraper{url: url, token: token, client: &http.Client{Timeout: 2 * time.Second}}
 }
 
 // close drops the kept-alive connection to the server's admin port.
@@ -122,6 +123,9 @@ func (s *scraper) get(ctx context.Context, names ...string) (map[string]float64,
 	if err != nil {
 		return nil, fmt.Errorf("scrape %s: %w", s.url, err)
 	}
+	if s.token != "" {
+		req.Header.Set("Authorization", "Bearer "+s.token)
+	}
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("scrape %s: %w", s.url, err)
@@ -137,14 +141,15 @@ func (s *scraper) get(ctx context.Context, names ...string) (map[string]float64,
 	return m, nil
 }
 
-// ScrapeMetrics reads the named metrics from a Prometheus endpoint once,
+// ScrapeMetrics reads the named metrics from a Prometheus endpoint once
+// (one that needs no token),
 // each summed over its label sets; a metric the endpoint lacks is absent
 // from the map.
 func ScrapeMetrics(ctx context.Context, url string, names ...string) (map[string]float64, error) {
 	if url == "" {
 		return nil, errors.New("scrape metrics: no URL")
 	}
-	s := newScraper(url)
+	s := newScraper(url, "")
 	defer s.close()
 	return s.get(ctx, names...)
 }

@@ -40,7 +40,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	cfg := &o.cfg
 	fs.StringVar(&cfg.DataDir, "data-dir", "", "Cassandra data directory (<keyspace>/<table>-<id>/), e.g. /var/lib/cassandra/data; required unless --sidecar")
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8815", "Flight (gRPC) address")
-	fs.StringVar(&o.adminListen, "admin-listen", "127.0.0.1:9102", "admin HTTP address: /metrics, /debug/pprof")
+	fs.StringVar(&o.adminListen, "admin-listen", "127.0.0.1:9102", `admin HTTP address: /metrics, and /debug/pprof with --pprof; "" serves none`)
 	fs.IntVar(&cfg.MaxStreams, "max-streams", 0, "concurrent DoGet streams (0: 2 per CPU)")
 	fs.DurationVar(&cfg.AdmissionWait, "admission-wait", flightserver.DefaultAdmissionWait, "how long a stream waits for a slot before UNAVAILABLE")
 	fs.IntVar(&cfg.BatchRows, "batch-rows", flightserver.DefaultBatchRows, "rows per record batch")
@@ -48,6 +48,9 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	fs.StringVar(&cfg.TLSKey, "tls-key", "", "TLS private key (PEM)")
 	fs.StringVar(&cfg.ClientCA, "tls-client-ca", "", "CA (PEM) that client certificates must chain to; enables mTLS (needs --tls-cert)")
 	fs.StringVar(&cfg.AuthTokenFile, "auth-token-file", "", fmt.Sprintf("file holding the bearer token clients must send, at least %d characters (or env %s, not both)", flightserver.MinAuthTokenLen, authTokenEnv))
+	// The admin port's guard: Flight's TLS and token, pprof off.
+	fs.BoolVar(&cfg.Pprof, "pprof", false, "serve /debug/pprof/ on the admin port (behind the token and client certificate, as Flight)")
+	fs.BoolVar(&cfg.MetricsOpen, "metrics-open", false, "serve /metrics without the token and client certificate Flight requires (for scrapers that send neither; TLS stays)")
 	fs.DurationVar(&o.drain, "drain-timeout", 30*time.Second, "on SIGTERM, how long running streams may finish")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.cassandra, "cassandra", "", "local Cassandra node HOST:PORT (CQL) to read schemas from; without it schema.cql files, else SSTable headers")

@@ -64,22 +64,35 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("listen for Flight: %w", err)
 	}
-	adminLis, err := net.Listen("tcp", o.adminListen)
-	if err != nil {
-		return fmt.Errorf("listen for admin: %w", err)
+	// An empty --admin-listen serves no admin port: net.Listen would
+	// take it for every interface on a random port.
+	var adminLis net.Listener
+	admin := "admin: off"
+	if o.adminListen != "" {
+		if adminLis, err = net.Listen("tcp", o.adminListen); err != nil {
+			lis.Close()
+			return fmt.Errorf("listen for admin: %w", err)
+		}
+		scheme := "http"
+		if cfg.TLSCert != "" {
+			scheme = "https"
+		}
+		admin = fmt.Sprintf("metrics: %s://%s/metrics", scheme, adminLis.Addr())
 	}
 	source := cfg.DataDir
 	if o.sidecarURL != "" {
 		source = "the SSTables of Sidecar " + o.sidecarURL
 	}
-	fmt.Fprintf(os.Stderr, `sstable-flight: serving %s on grpc://%s (metrics: http://%s/metrics)
+	fmt.Fprintf(os.Stderr, `sstable-flight: serving %s on grpc://%s (%s)
   list tables:  python3 -c "import pyarrow.flight as f; [print(i.descriptor.path) for i in f.connect('grpc://%s').list_flights()]"
   read a table: python3 -c "import pyarrow.flight as f; c=f.connect('grpc://%s'); i=c.get_flight_info(f.FlightDescriptor.for_path('corpus','many')); print(c.do_get(i.endpoints[0].ticket).read_all())"
-`, source, lis.Addr(), adminLis.Addr(), lis.Addr(), lis.Addr())
+`, source, lis.Addr(), admin, lis.Addr(), lis.Addr())
 
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(lis) }()
-	go func() { errc <- srv.ServeAdmin(adminLis) }()
+	if adminLis != nil {
+		go func() { errc <- srv.ServeAdmin(adminLis) }()
+	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
 	select {

@@ -13,7 +13,7 @@ mkdir -p "$out"
 go build -o "$out/sstable-flight" ./cmd/sstable-flight
 go build -o "$out/flight-loadgen" ./cmd/flight-loadgen
 "$out/sstable-flight" --data-dir "$data" --snapshot-mode live --listen 127.0.0.1:18815 \
-	--admin-listen 127.0.0.1:19102 --log-level warn 2>"$out/server.log" &
+	--admin-listen 127.0.0.1:19102 --pprof --log-level warn 2>"$out/server.log" &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT
 for _ in $(seq 50); do curl -sf 127.0.0.1:19102/metrics >/dev/null && break; sleep 0.1; done

@@ -81,6 +81,7 @@ func StartServer(ctx context.Context, spec ServerSpec) (*ServerProc, error) {
 		"--snapshot-dir", spec.SnapshotDir,
 		"--listen", p.Addr,
 		"--admin-listen", p.AdminAddr,
+		"--pprof", // the CPU profiles of each step (profile.go)
 		"--drain-timeout", serverDrainTimeout.String(),
 	}
 	p.cmd = exec.Command(spec.Bin, append(args, spec.ExtraArgs...)...)
