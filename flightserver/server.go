@@ -58,7 +58,14 @@ func New(cfg Config) (*Server, error) {
 	svc := &service{cfg: cfg, mem: cfg.Allocator, adm: adm, metrics: m, log: cfg.Logger}
 	// The table cache trusts what it found for the snapshots' window,
 	// as the manager resolved it for its mode: one rule, not a guess.
-	svc.tables = &tables{dataDir: cfg.DataDir, lister: snapshot.NewLister(cfg.DataDir), schemas: cfg.Schemas, snaps: snaps,
+	// Listings start from the data directory as the manager resolved
+	// it; a keyspace or table directory that is a link is skipped, and
+	// logged once.
+	skipped := func(l snapshot.SkippedLink) {
+		cfg.Logger.Warn("skipped a symbolic link in the data directory: keyspace and table directories are never read through links",
+			"path", l.Path, "target", l.Target)
+	}
+	svc.tables = &tables{dataDir: snaps.DataDir(), lister: snapshot.NewLister(snaps.DataDir(), skipped), schemas: cfg.Schemas, snaps: snaps,
 		fresh: snaps.Window(), now: cfg.Now, built: map[string]*table{}, found: map[tableName]foundDir{}}
 
 	opts := []grpc.ServerOption{

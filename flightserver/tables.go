@@ -31,7 +31,7 @@ var errSystemKeyspace = errors.New("cassandra system keyspaces are never served"
 // directory, the table built from its schema until the schema or the
 // directory changes.
 type tables struct {
-	dataDir string
+	dataDir string // resolved: Manager.DataDir
 	lister  *snapshot.Lister
 	schemas SchemaSource
 	snaps   *snapshot.Manager
@@ -237,7 +237,7 @@ func (ts *tables) all() ([]snapshot.TableDir, error) {
 	var found []snapshot.TableDir
 	if ts.snaps.Mode() != snapshot.Sidecar {
 		var err error
-		if found, err = snapshot.Layout(ts.dataDir); err != nil {
+		if found, err = ts.lister.Layout(); err != nil {
 			return nil, err
 		}
 	} else if l, ok := ts.schemas.(tableLister); ok {

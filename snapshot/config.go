@@ -128,6 +128,15 @@ func (c *Config) resolve() error {
 		if st, err := os.Stat(c.DataDir); err != nil || !st.IsDir() {
 			return &ConfigError{"DataDir", strconv.Quote(c.DataDir), "not a readable directory"}
 		}
+		// Resolved once, here: the snapshot directory is checked against
+		// the directory itself, not a name of it, and listings start
+		// from it (a data directory that is a link onto another disk is
+		// common; links below it are never followed, see skipLink).
+		resolved, err := resolvePath(c.DataDir)
+		if err != nil {
+			return &ConfigError{"DataDir", strconv.Quote(c.DataDir), "resolve: " + err.Error()}
+		}
+		c.DataDir = resolved
 	case Sidecar:
 		if c.Sidecar == nil {
 			return &ConfigError{"Sidecar", "", "required in sidecar mode: the client of the node's Cassandra Sidecar"}

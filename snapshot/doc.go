@@ -5,7 +5,9 @@
 //   - Layout, FindTable and Lister find table directories and list their
 //     SSTables as Cassandra would load them: txn logs (txnlog.go,
 //     txnrecord.go, txnclassify.go) hide what a running flush or
-//     compaction writes and what a finished one obsoleted.
+//     compaction writes and what a finished one obsoleted. Keyspace and
+//     table directories that are symbolic links are never entered
+//     (skipLink); the Lister tells its caller of each once.
 //   - Before an epoch takes them, listed SSTables are checked whole
 //     (complete.go): an incomplete SSTable no txn log hides fails the cut
 //     with ErrMissingComponent or ErrNotRegular, once listing again did
@@ -21,8 +23,10 @@
 //   - Config (config.go) says how: the mode, the directories, the window
 //     and grace, the clock. NewManager resolves it once (resolve: the
 //     defaults, by mode, and a ConfigError naming the field of a value
-//     that cannot work); Manager.Window is the resolved window, for
-//     whoever else trusts a listing for one window.
+//     that cannot work; the data directory with its links followed, and
+//     the snapshot directory checked against it as resolved, root.go);
+//     Manager.Window and Manager.DataDir are the resolved window and
+//     directory, for whoever else lists or trusts a listing.
 //
 // It knows files, directories and inodes, and opens sstable readers; it
 // knows nothing of the wire. It never writes into Cassandra's

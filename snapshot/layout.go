@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -37,26 +38,62 @@ type SSTable struct {
 // dashes. Table names are [A-Za-z0-9_]+, so the last '-' splits.
 var tableDirRE = regexp.MustCompile(`^(\w+)-([0-9a-f]{32})$`)
 
+// SkippedLink is a keyspace or table directory that is a symbolic link:
+// never listed, never read (see skipLink). Target is where it points, as
+// resolved then ("" when it resolves nowhere).
+type SkippedLink struct {
+	Path, Target string
+}
+
+// skipLink reports whether the entry e of dir is a symbolic link, and
+// then tells skipped of it (when set). NB: keyspace and table
+// directories are never entered through a link, wherever it points. One
+// out of the data directory would serve what is not Cassandra's (the
+// file system's other secrets, another node's data); one inside it only
+// aliases another directory of it, which could show a table of a system
+// keyspace under a user keyspace's name, which checkNames would not
+// stop. Cassandra makes neither; an operator who moves a keyspace onto
+// another disk mounts the disk there (a bind mount is a directory).
+// Only the data directory itself may be a link: NewManager resolves it
+// at start.
+func skipLink(dir string, e fs.DirEntry, skipped func(SkippedLink)) bool {
+	if e.Type()&fs.ModeSymlink == 0 {
+		return false
+	}
+	if skipped != nil {
+		p := filepath.Join(dir, e.Name())
+		target, _ := filepath.EvalSymlinks(p)
+		skipped(SkippedLink{Path: p, Target: target})
+	}
+	return true
+}
+
 // Layout lists the tables and their SSTables under a Cassandra data
 // directory. Other entries (snapshots/, backups/, stray files such as
-// schema.cql) are ignored; directories that cannot be read are errors.
-func Layout(dataDir string) ([]TableDir, error) {
+// schema.cql) are ignored, and so are keyspace and table directories
+// that are symbolic links (skipLink); directories that cannot be read
+// are errors.
+func Layout(dataDir string) ([]TableDir, error) { return layout(dataDir, nil) }
+
+// layout is Layout, telling skipped of every link it skipped.
+func layout(dataDir string, skipped func(SkippedLink)) ([]TableDir, error) {
 	keyspaces, err := os.ReadDir(dataDir)
 	if err != nil {
 		return nil, fmt.Errorf("list data dir: %w", err)
 	}
 	var out []TableDir
 	for _, ks := range keyspaces {
-		if !ks.IsDir() {
+		if skipLink(dataDir, ks, skipped) || !ks.IsDir() {
 			continue
 		}
-		tables, err := os.ReadDir(filepath.Join(dataDir, ks.Name()))
+		ksDir := filepath.Join(dataDir, ks.Name())
+		tables, err := os.ReadDir(ksDir)
 		if err != nil {
 			return nil, fmt.Errorf("list keyspace dir: %w", err)
 		}
 		for _, t := range tables {
 			m := tableDirRE.FindStringSubmatch(t.Name())
-			if !t.IsDir() || m == nil {
+			if m == nil || skipLink(ksDir, t, skipped) || !t.IsDir() {
 				continue
 			}
 			td := TableDir{Keyspace: ks.Name(), Table: m[1], ID: m[2], Path: filepath.Join(dataDir, ks.Name(), t.Name())}
@@ -124,10 +161,27 @@ func lessPrefix(a, b string) bool {
 
 // FindTable lists the directories of one table (more than one when the
 // table was dropped and re-created: each has its table id) without
-// walking the rest of the data directory. Names must be validated by the
-// caller: they are joined into a path.
+// walking the rest of the data directory, as Layout would find them: a
+// keyspace or table directory that is a symbolic link is not (skipLink).
+// Names must be validated by the caller: they are joined into a path.
 func FindTable(dataDir, keyspace, table string) ([]TableDir, error) {
-	entries, err := os.ReadDir(filepath.Join(dataDir, keyspace))
+	return findTable(dataDir, keyspace, table, nil)
+}
+
+// findTable is FindTable, telling skipped of every link it skipped.
+func findTable(dataDir, keyspace, table string, skipped func(SkippedLink)) ([]TableDir, error) {
+	ksDir := filepath.Join(dataDir, keyspace)
+	st, err := os.Lstat(ksDir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("stat keyspace dir: %w", err)
+	}
+	if skipLink(dataDir, fs.FileInfoToDirEntry(st), skipped) {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(ksDir)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, nil
@@ -137,7 +191,7 @@ func FindTable(dataDir, keyspace, table string) ([]TableDir, error) {
 	var out []TableDir
 	for _, e := range entries {
 		m := tableDirRE.FindStringSubmatch(e.Name())
-		if !e.IsDir() || m == nil || m[1] != table {
+		if m == nil || m[1] != table || skipLink(ksDir, e, skipped) || !e.IsDir() {
 			continue
 		}
 		td := TableDir{Keyspace: keyspace, Table: table, ID: m[2], Path: filepath.Join(dataDir, keyspace, e.Name())}

@@ -16,9 +16,11 @@ import (
 type Lister struct {
 	dataDir string
 	now     func() time.Time
+	skipped func(SkippedLink) // told once per link path
 
 	mu     sync.Mutex
 	tables map[string]listed // keyspace/table → its directories
+	links  map[string]bool   // link paths told of
 }
 
 type listed struct {
@@ -32,22 +34,44 @@ type listed struct {
 // trusted (the "racy git" rule).
 const racyWindow = 2 * time.Second
 
-// NewLister lists tables under dataDir.
+// NewLister lists tables under dataDir, which must be resolved
+// (filepath.EvalSymlinks, as Manager.DataDir is). skipped, when set, is
+// told once of each keyspace or table directory skipped as a symbolic
+// link (skipLink), so the caller can log it once.
 //
 // NB: its clock is the real one (time.Now), never an injected Now: the
 // racy rule compares it with directory mtimes, which the kernel stamps
 // from the real clock. An injected clock behind the real one would only
 // list every time; one ahead of it would trust a listing that a change
 // within the same mtime tick left stale.
-func NewLister(dataDir string) *Lister {
-	return &Lister{dataDir: dataDir, now: time.Now, tables: map[string]listed{}}
+func NewLister(dataDir string, skipped func(SkippedLink)) *Lister {
+	return &Lister{dataDir: dataDir, now: time.Now, skipped: skipped, tables: map[string]listed{}, links: map[string]bool{}}
+}
+
+// Layout is Layout of the lister's data directory (it caches nothing).
+func (l *Lister) Layout() ([]TableDir, error) { return layout(l.dataDir, l.skip) }
+
+// skip tells l.skipped of a link the first time it is skipped.
+func (l *Lister) skip(link SkippedLink) {
+	if l.skipped == nil {
+		return
+	}
+	l.mu.Lock()
+	first := !l.links[link.Path]
+	l.links[link.Path] = true
+	l.mu.Unlock()
+	if first {
+		l.skipped(link)
+	}
 }
 
 // Find returns the directories of keyspace.table (validated names) with
 // their SSTables.
 func (l *Lister) Find(keyspace, table string) ([]TableDir, error) {
 	key := keyspace + "/" + table
-	ksStat, err := os.Stat(filepath.Join(l.dataDir, keyspace))
+	// NB: Lstat: a keyspace directory that is a link is not followed
+	// (findTable skips it), so its own time is the one to watch.
+	ksStat, err := os.Lstat(filepath.Join(l.dataDir, keyspace))
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, nil
@@ -62,7 +86,7 @@ func (l *Lister) Find(keyspace, table string) ([]TableDir, error) {
 			return dirs, nil
 		}
 	}
-	dirs, err := FindTable(l.dataDir, keyspace, table)
+	dirs, err := findTable(l.dataDir, keyspace, table, l.skip)
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func TestListerSeesNewAndRemovedSSTables(t *testing.T) {
 		}
 		return len(dirs[0].SSTables)
 	}
-	l := NewLister(data)
+	l := NewLister(data, nil)
 	touch("oa-1-big-Data.db")
 	if n := count(l); n != 1 {
 		t.Fatalf("%d SSTables, want 1", n)

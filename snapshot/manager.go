@@ -116,6 +116,11 @@ func NewManager(cfg Config) (*Manager, error) {
 // Mode is the manager's mode.
 func (m *Manager) Mode() Mode { return m.cfg.Mode }
 
+// DataDir is the data directory, resolved (symbolic links followed,
+// absolute): what every path of a listing starts with, and what the
+// snapshot directory was checked against. Empty in Sidecar mode.
+func (m *Manager) DataDir() string { return m.cfg.DataDir }
+
 // Dir is the snapshot directory (Hardlink mode), or the directory of
 // the journal of our Cassandra snapshots (Sidecar mode).
 func (m *Manager) Dir() string { return m.cfg.Dir }

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,24 +27,29 @@ type root struct {
 // must be on dataDir's filesystem (hard links cannot cross one), outside
 // Cassandra's data directory (where its own snapshots live), and ours.
 // What a previous run left there (it was killed before it cleaned up) is
-// removed.
+// removed. dataDir is resolved (Config.resolve); dir is resolved here,
+// before it is checked, so no link takes it into the data directory.
 func openRoot(dir, dataDir string) (*root, error) {
-	abs, err := filepath.Abs(dir)
+	abs, err := resolvePartial(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open snapshot dir %s: %w", dir, err)
 	}
 	if dataDir != "" { // hard links: the data directory's filesystem, outside it
-		data, err := filepath.Abs(dataDir)
-		if err != nil {
-			return nil, fmt.Errorf("open snapshot dir: data dir %s: %w", dataDir, err)
-		}
-		if within(abs, data) || within(data, abs) {
-			return nil, fmt.Errorf("open snapshot dir %s: it must not be inside Cassandra's data directory %s or contain it", abs, data)
+		if err := outsideDataDir(dir, abs, dataDir); err != nil {
+			return nil, err
 		}
 		if err := os.MkdirAll(abs, 0o755); err != nil {
 			return nil, fmt.Errorf("open snapshot dir: %w", err)
 		}
-		if err := sameDevice(abs, data); err != nil {
+		// Resolved again, now that it exists: a link in the part that
+		// did not (or one swapped in meanwhile) is followed now.
+		if abs, err = filepath.EvalSymlinks(abs); err != nil {
+			return nil, fmt.Errorf("open snapshot dir: %w", err)
+		}
+		if err := outsideDataDir(dir, abs, dataDir); err != nil {
+			return nil, err
+		}
+		if err := sameDevice(abs, dataDir); err != nil {
 			return nil, err
 		}
 	} else if err := os.MkdirAll(abs, 0o755); err != nil {
@@ -103,6 +109,54 @@ func (r *root) close() {
 	if r.lock != nil {
 		r.lock.Close() // releases the flock
 		r.lock = nil
+	}
+}
+
+// outsideDataDir refuses a snapshot directory (given as dir, resolved to
+// abs) inside the resolved data directory, or containing it.
+func outsideDataDir(dir, abs, dataDir string) error {
+	if !within(abs, dataDir) && !within(dataDir, abs) {
+		return nil
+	}
+	name := dir
+	if abs != dir {
+		name = fmt.Sprintf("%s (%s)", dir, abs)
+	}
+	return fmt.Errorf("open snapshot dir %s: it must not be inside Cassandra's data directory %s or contain it", name, dataDir)
+}
+
+// resolvePath is p made absolute, every symbolic link in it followed.
+func resolvePath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
+// resolvePartial is resolvePath for a path that need not exist yet: its
+// longest existing prefix resolved, the rest appended (filepath.Abs has
+// cleaned it, so it holds no "..").
+func resolvePartial(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	var rest []string
+	for cur := abs; ; {
+		r, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			return filepath.Join(append([]string{r}, rest...)...), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return abs, nil
+		}
+		rest = append([]string{filepath.Base(cur)}, rest...)
+		cur = parent
 	}
 }
 
