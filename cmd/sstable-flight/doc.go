@@ -1,6 +1,7 @@
 // Command sstable-flight serves the SSTables of a Cassandra data directory
 // as Arrow over Arrow Flight (package flightserver), with Prometheus
-// metrics and pprof on an admin port.
+// metrics (and pprof, with --pprof) on an admin port that takes Flight's
+// TLS and token; --admin-listen "" serves none.
 //
 // It only wires: flags into flightserver.Config (flags.go), the schema
 // source (schema.cql files, SSTable headers, or a local Cassandra node
