@@ -9,10 +9,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -153,15 +155,41 @@ func TestSecondServerOnSameSnapshotDirFails(t *testing.T) {
 	s1.terminate(t)
 }
 
-// buildServer builds the binary into the test's temporary directory.
+// buildServer builds the binary once per test run, into a directory
+// TestMain removes: every test of the binary runs the same build, and
+// the package's tests do not link it once each.
 func buildServer(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "sstable-flight")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	build.once.Do(func() {
+		dir, err := os.MkdirTemp("", "sstable-flight-bin")
+		if err != nil {
+			build.err = err
+			return
+		}
+		build.dir, build.bin = dir, filepath.Join(dir, "sstable-flight")
+		ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+		defer cancel()
+		if out, err := exec.CommandContext(ctx, "go", "build", "-o", build.bin, ".").CombinedOutput(); err != nil {
+			build.err = fmt.Errorf("go build: %w\n%s", err, out)
+		}
+	})
+	if build.err != nil {
+		t.Fatal(build.err)
 	}
-	return bin
+	return build.bin
+}
+
+// build is the one build of the binary (buildServer).
+var build struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if build.dir != "" {
+		os.RemoveAll(build.dir)
+	}
+	os.Exit(code)
 }
