@@ -1,11 +1,9 @@
 package flightserver
 
 import (
-	"crypto/subtle"
 	"crypto/tls"
 	"net/http"
 	"net/http/pprof"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -71,17 +69,4 @@ func (g *adminGuard) wrap(h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
-}
-
-// validBearer reports whether one of the authorization values is
-// "Bearer <token>" (the scheme in any case, RFC 7235), compared in
-// constant time.
-func validBearer(values []string, token string) bool {
-	for _, v := range values {
-		scheme, tok, ok := strings.Cut(v, " ")
-		if ok && strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(tok), []byte(token)) == 1 {
-			return true
-		}
-	}
-	return false
 }

@@ -1,6 +1,7 @@
 package flightserver
 
 import (
+	"crypto/subtle"
 	"fmt"
 	"io"
 	"os"
@@ -73,4 +74,17 @@ func readTokenFile(path string) (string, error) {
 		return "", fmt.Errorf("read token file: larger than %d bytes, not a token", maxAuthTokenFileBytes)
 	}
 	return strings.TrimSpace(string(b)), nil
+}
+
+// validBearer reports whether one of the authorization values is
+// "Bearer <token>" (the scheme in any case, RFC 7235), compared in
+// constant time.
+func validBearer(values []string, token string) bool {
+	for _, v := range values {
+		scheme, tok, ok := strings.Cut(v, " ")
+		if ok && strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(tok), []byte(token)) == 1 {
+			return true
+		}
+	}
+	return false
 }
