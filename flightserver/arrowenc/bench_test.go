@@ -87,3 +87,15 @@ func BenchmarkAppendWide(b *testing.B) {
 	add(mapOf(nat(marshal.Text), nat(marshal.Int)), pairs([]byte("a"), be32(1), []byte("b"), be32(2)))
 	benchRows(b, cols, vals)
 }
+
+// BenchmarkAppendVints: the values framed by Cassandra's unsigned vints,
+// a duration of multi-byte vints and a vector of variable-width elements
+// (each with a vint length).
+func BenchmarkAppendVints(b *testing.B) {
+	cols := []arrowenc.ColumnSpec{
+		{Name: "d", Type: nat(marshal.Duration), Kind: arrowenc.KindRegular},
+		{Name: "v", Type: vectorOf(nat(marshal.Text), 4), Kind: arrowenc.KindRegular},
+	}
+	vec := vvec([]byte("a"), make([]byte, 130), []byte("ccc"), []byte("dddd"))
+	benchRows(b, cols, [][]byte{duration(14, -3, 7_000_000_001), vec})
+}

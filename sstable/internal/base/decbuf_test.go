@@ -48,3 +48,35 @@ func TestStickyCorruption(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkUVint reads vints of the lengths a Data.db holds (mostly one
+// byte: flags-relative deltas and small sizes; some two and three bytes;
+// a few full ones) through one reused Decbuf, as the row decoder does.
+func BenchmarkUVint(b *testing.B) {
+	var buf []byte
+	for i := range 64 {
+		switch {
+		case i%16 == 0:
+			buf = append(buf, 0xff, 1, 2, 3, 4, 5, 6, 7, 8)
+		case i%4 == 0:
+			buf = append(buf, 0xc0|byte(i), 0x12, 0x34)
+		case i%2 == 0:
+			buf = append(buf, 0x80|byte(i), 0x56)
+		default:
+			buf = append(buf, byte(i))
+		}
+	}
+	d := NewDecbuf(buf, "f", "Data.db", 0)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(buf)))
+	var sum uint64
+	for b.Loop() {
+		d.Reset(buf, 0)
+		for d.Len() > 0 {
+			sum += d.UVint()
+		}
+	}
+	if d.Err() != nil || sum == 0 {
+		b.Fatal(d.Err())
+	}
+}
