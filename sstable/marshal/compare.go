@@ -518,29 +518,6 @@ func compareTuple(types []*Type, a, b []byte) int {
 	return bytes.Compare(a, b)
 }
 
-// readUvint decodes Cassandra's unsigned vint: the number of leading one
-// bits of the first byte is the number of extra bytes.
-func readUvint(v []byte) (x uint64, n int, ok bool) {
-	if len(v) == 0 {
-		return 0, 0, false
-	}
-	first := v[0]
-	extra := 0
-	for extra < 8 && first&(0x80>>extra) != 0 {
-		extra++
-	}
-	if len(v) < 1+extra {
-		return 0, 0, false
-	}
-	if extra < 8 {
-		x = uint64(first & (0xff >> (extra + 1)))
-	}
-	for i := 1; i <= extra; i++ {
-		x = x<<8 | uint64(v[i])
-	}
-	return x, 1 + extra, true
-}
-
 // vectorElements splits a vector value: dim fixed-width elements, or dim
 // unsigned-vint-length-prefixed ones.
 func vectorElements(t *Type, v []byte) (elems [][]byte, ok bool) {
@@ -563,8 +540,8 @@ func vectorElements(t *Type, v []byte) (elems [][]byte, ok bool) {
 	}
 	elems = make([][]byte, 0, t.Dim)
 	for i := 0; i < t.Dim; i++ {
-		l, n, ok := readUvint(v)
-		if !ok || l > uint64(len(v)-n) {
+		l, n, err := ReadUvint(v)
+		if err != nil || l > uint64(len(v)-n) {
 			return nil, false
 		}
 		v = v[n:]
@@ -630,17 +607,11 @@ func compositeComponents(t *Type, v []byte) (static bool, comps []compositeCompo
 		} else {
 			c.typ = elem(t, i)
 		}
-		if len(v) < 2 {
+		value, eoc, rest, err := ReadComponent(v)
+		if err != nil {
 			return false, nil, false
 		}
-		l := int(binary.BigEndian.Uint16(v))
-		v = v[2:]
-		if l+1 > len(v) {
-			return false, nil, false
-		}
-		c.value = v[:l:l]
-		c.eoc = int8(v[l])
-		v = v[l+1:]
+		c.value, c.eoc, v = value, int8(eoc), rest
 		comps = append(comps, c)
 	}
 	return static, comps, true

@@ -36,11 +36,13 @@ func scanHeader(data []byte, columns map[string]bool) (entries []headerEntry, ba
 		j += off
 		type cand struct{ start, n int }
 		var cands []cand
-		if j >= 2 && data[j-2]&0xc0 == 0x80 {
-			cands = append(cands, cand{j - 2, int(data[j-2]&0x3f)<<8 | int(data[j-1])})
-		}
-		if j >= 1 && data[j-1] < 0x80 {
-			cands = append(cands, cand{j - 1, int(data[j-1])})
+		for _, start := range []int{j - 2, j - 1} {
+			if start < 0 {
+				continue
+			}
+			if l, n, err := ReadUvint(data[start:]); err == nil && start+n == j {
+				cands = append(cands, cand{start, int(l)})
+			}
 		}
 		found := false
 		for _, c := range cands {

@@ -44,4 +44,13 @@
 // value encoding nor (for frozen) anything but whether a collection or UDT
 // is stored as one cell or many. Legacy DateType is read as Timestamp: same
 // 8-byte encoding, only its (unsigned) sort order differs.
+//
+// The package is also the one home of the wire codecs that values and keys
+// share, for every package that reads or builds them (the SSTable decoder,
+// sstable/dump, the Arrow encoder, the Flight server's batcher and planner,
+// and tests): Cassandra's vints (ReadUvint, ReadVint, AppendUvint,
+// AppendVint; not Go's uvarint) in vint.go, and CompositeType keys
+// (ReadComponent, SplitComposite, SplitKey, AppendComposite) in
+// composite.go. Their errors wrap ErrMalformed; reads never panic, and
+// ReadUvint, ReadComponent and SplitComposite do not allocate on success.
 package marshal
