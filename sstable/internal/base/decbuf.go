@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
+
+	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
 // Decbuf decodes big-endian values and Cassandra vints from a byte slice.
@@ -130,35 +131,27 @@ func (d *Decbuf) F64() float64 { return math.Float64frombits(d.U64()) }
 // UTF reads Java's writeUTF: u16 length then (modified) UTF-8 bytes.
 func (d *Decbuf) UTF() string { return string(d.take(int(d.U16()))) }
 
-// UVint reads Cassandra's unsigned vint (utils/vint/VIntCoding): the count
-// of leading 1-bits of the first byte is the number of extra bytes, and the
-// value is big-endian over the remaining bits.
+// UVint reads Cassandra's unsigned vint with marshal.ReadUvint, the one
+// implementation of the encoding (its layout is drawn there). A one-byte
+// vint, most of those in a Data.db, is read here without the call.
 func (d *Decbuf) UVint() uint64 {
 	if d.err != nil {
 		return 0
 	}
-	if d.Len() < 1 {
-		d.short("%w: vint", ErrShort)
-		return 0
-	}
-	first := d.B[d.pos]
-	extra := bits.LeadingZeros8(^first)
-	if extra == 0 {
+	if d.pos < len(d.B) && d.B[d.pos] < 0x80 {
 		d.pos++
-		return uint64(first)
+		return uint64(d.B[d.pos-1])
 	}
-	if extra+1 > d.Len() {
-		d.short("%w: vint of %d bytes, have %d", ErrShort, extra+1, d.Len())
+	v, n, err := marshal.ReadUvint(d.B[d.pos:])
+	if err != nil {
+		if d.Len() < 1 {
+			d.short("%w: vint", ErrShort)
+		} else {
+			d.short("%w: vint of %d bytes, have %d", ErrShort, marshal.UvintSize(d.B[d.pos]), d.Len())
+		}
 		return 0
 	}
-	var v uint64
-	if extra < 8 {
-		v = uint64(first & (0xff >> extra))
-	}
-	for _, b := range d.B[d.pos+1 : d.pos+1+extra] {
-		v = v<<8 | uint64(b)
-	}
-	d.pos += 1 + extra
+	d.pos += n
 	return v
 }
 

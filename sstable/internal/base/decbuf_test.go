@@ -2,6 +2,7 @@ package base
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -21,6 +22,28 @@ func TestUVint(t *testing.T) {
 		d := NewDecbuf(tc.in, "f", "Data.db", 0)
 		if got := d.UVint(); got != tc.want || d.Err() != nil || d.Len() != 0 {
 			t.Errorf("% x: got %d (err %v, left %d), want %d", tc.in, got, d.Err(), d.Len(), tc.want)
+		}
+	}
+}
+
+// TestUVintTruncated: every proper prefix of a vint is a corruption error
+// naming the length wanted, with nothing consumed, or, streaming, the
+// static ErrShort the caller refills on.
+func TestUVintTruncated(t *testing.T) {
+	for _, enc := range [][]byte{{0x80, 0x80}, {0xc0, 0x40, 0x00}, {0xff, 1, 2, 3, 4, 5, 6, 7, 8}} {
+		for cut := range len(enc) {
+			d := NewDecbuf(enc[:cut], "f", "Data.db", 10)
+			if got := d.UVint(); got != 0 || !errors.Is(d.Err(), ErrCorruption) || !errors.Is(d.Err(), ErrShort) || d.Len() != cut {
+				t.Errorf("% x: got %d, err %v, left %d", enc[:cut], got, d.Err(), d.Len())
+			}
+			if want := fmt.Sprintf("vint of %d bytes, have %d", len(enc), cut); cut > 0 && !strings.Contains(d.Err().Error(), want) {
+				t.Errorf("% x: error %q does not say %q", enc[:cut], d.Err(), want)
+			}
+			d = NewDecbuf(enc[:cut], "f", "Data.db", 10)
+			d.Streaming = true
+			if d.UVint(); d.Err() != ErrShort {
+				t.Errorf("% x, streaming: err %v, want ErrShort", enc[:cut], d.Err())
+			}
 		}
 	}
 }
