@@ -319,25 +319,19 @@ func clustering(r *sstable.Reader, vals [][]byte) ([]any, error) {
 // keyStrings renders a partition key as sstabledump does: one getString
 // per component of a composite key.
 func keyStrings(t *marshal.Type, key []byte) ([]string, error) {
-	if t.Kind != marshal.Composite {
-		s, err := ValueString(t, key)
-		return []string{s}, err
+	parts, err := marshal.SplitKey(t, key)
+	if err != nil {
+		return nil, fmt.Errorf("split partition key: %w", err)
 	}
-	var out []string
-	for i, ct := range t.Elems {
-		if len(key) < 2 {
-			return nil, fmt.Errorf("composite key component %d: truncated", i)
-		}
-		n := int(binary.BigEndian.Uint16(key))
-		if 2+n+1 > len(key) {
-			return nil, fmt.Errorf("composite key component %d: length %d exceeds key", i, n)
-		}
-		s, err := ValueString(ct, key[2:2+n])
-		if err != nil {
+	types := []*marshal.Type{t}
+	if t.Kind == marshal.Composite {
+		types = t.Elems
+	}
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		if out[i], err = ValueString(types[i], p); err != nil {
 			return nil, err
 		}
-		out = append(out, s)
-		key = key[2+n+1:]
 	}
 	return out, nil
 }

@@ -333,44 +333,14 @@ func decodeDecimal(t *marshal.Type, b []byte) (*big.Int, int32, error) {
 	return twosComplement(b[4:]), int32(binary.BigEndian.Uint32(b)), nil
 }
 
-// readUvint reads Cassandra's unsigned vint (VIntCoding): the count of
-// leading 1-bits of the first byte is the number of extra bytes, and the
-// value is the rest of the first byte followed by those bytes big-endian.
-func readUvint(b []byte) (v uint64, n int, ok bool) {
-	if len(b) == 0 {
-		return 0, 0, false
-	}
-	first := b[0]
-	extra := 0
-	for extra < 8 && first&(0x80>>extra) != 0 {
-		extra++
-	}
-	if len(b) < 1+extra {
-		return 0, 0, false
-	}
-	if extra < 8 {
-		v = uint64(first & (0xff >> (extra + 1)))
-	}
-	for i := 1; i <= extra; i++ {
-		v = v<<8 | uint64(b[i])
-	}
-	return v, 1 + extra, true
-}
-
-// readVint reads a signed vint: a zigzag-encoded unsigned vint.
-func readVint(b []byte) (int64, int, bool) {
-	u, n, ok := readUvint(b)
-	return int64(u>>1) ^ -int64(u&1), n, ok
-}
-
 // decodeDuration reads DurationSerializer's months, days (signed vint
 // ints) and nanoseconds (signed vint long) and formats them.
 func decodeDuration(t *marshal.Type, b []byte) (string, error) {
 	var parts [3]int64
 	off := 0
 	for i := range parts {
-		v, n, ok := readVint(b[off:])
-		if !ok {
+		v, n, err := marshal.ReadVint(b[off:])
+		if err != nil {
 			return "", fmt.Errorf("render %s value: truncated at byte %d of %d", t, off, len(b))
 		}
 		parts[i] = v
@@ -628,8 +598,8 @@ func vectorElems(t *marshal.Type, b []byte) ([][]byte, *marshal.Type, error) {
 	out := make([][]byte, t.Dim)
 	off := 0
 	for i := range out {
-		n, m, ok := readUvint(b[off:])
-		if !ok || n > uint64(len(b)-off-m) {
+		n, m, err := marshal.ReadUvint(b[off:])
+		if err != nil || n > uint64(len(b)-off-m) {
 			return nil, nil, fmt.Errorf("render %s value: element %d overruns the value at byte %d of %d", t, i, off, len(b))
 		}
 		off += m
@@ -693,29 +663,21 @@ func tupleString(t *marshal.Type, b []byte) (string, error) {
 }
 
 // splitComposite splits a CompositeType value (a multi-column partition
-// key): each component is a u16 length, the bytes and an end-of-component
-// byte. It returns the components and the last end-of-component byte read
-// (non-zero only in slice bounds, never in a stored key).
+// key, or a slice bound) with marshal.ReadComponent. It returns the
+// components and the last end-of-component byte read: a non-zero one
+// (only in slice bounds, never in a stored key) ends the value.
 func splitComposite(t *marshal.Type, b []byte) ([][]byte, byte, error) {
 	var out [][]byte
 	var eoc byte
-	off := 0
-	for off < len(b) {
+	for rest := b; len(rest) > 0; {
 		if len(out) >= len(t.Elems) {
 			return nil, 0, fmt.Errorf("render %s value: more than %d components", t, len(t.Elems))
 		}
-		if len(b)-off < 2 {
-			return nil, 0, fmt.Errorf("render %s value: truncated component %d length at byte %d of %d", t, len(out), off, len(b))
+		v, e, r, err := marshal.ReadComponent(rest)
+		if err != nil {
+			return nil, 0, fmt.Errorf("render %s value: component %d at byte %d of %d: %w", t, len(out), len(b)-len(rest), len(b), err)
 		}
-		n := int(binary.BigEndian.Uint16(b[off:]))
-		off += 2
-		if len(b)-off < n+1 {
-			return nil, 0, fmt.Errorf("render %s value: component %d of %d bytes overruns the value at byte %d of %d", t, len(out), n, off, len(b))
-		}
-		out = append(out, b[off:off+n])
-		off += n
-		eoc = b[off]
-		off++
+		out, eoc, rest = append(out, v), e, r
 		if eoc != 0 {
 			break
 		}

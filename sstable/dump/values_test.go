@@ -490,13 +490,13 @@ func checkSSTable(c *corpusChecker, data string, dump []any) {
 // checkKey compares the partition key: sstabledump writes one getString per
 // component of a composite key.
 func checkKey(c *corpusChecker, where string, typ *marshal.Type, key []byte, want []any) {
-	parts, types := [][]byte{key}, []*marshal.Type{typ}
+	parts, err := marshal.SplitKey(typ, key)
+	if err != nil {
+		c.failf("%s: split key: %v", where, err)
+		return
+	}
+	types := []*marshal.Type{typ}
 	if typ.Kind == marshal.Composite {
-		var err error
-		if parts, _, err = splitComposite(typ, key); err != nil {
-			c.failf("%s: split key: %v", where, err)
-			return
-		}
 		types = typ.Elems
 	}
 	if len(parts) != len(want) {
