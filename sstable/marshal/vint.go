@@ -57,11 +57,20 @@ func ReadUvint(b []byte) (v uint64, n int, err error) {
 }
 
 // ReadVint reads a signed vint: an unsigned vint holding the zigzag
-// encoding of the value (0, -1, 1, -2, ... as 0, 1, 2, 3, ...).
+// encoding of the value. NB: it is too large for the compiler to inline;
+// a hot loop calls ReadUvint and DecodeZigZag instead.
 func ReadVint(b []byte) (v int64, n int, err error) {
 	u, n, err := ReadUvint(b)
-	return int64(u>>1) ^ -int64(u&1), n, err
+	return DecodeZigZag(u), n, err
 }
+
+// DecodeZigZag undoes the zigzag encoding of signed vints, which maps 0,
+// -1, 1, -2, ... to 0, 1, 2, 3, ... so that small negative values stay
+// short.
+func DecodeZigZag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
+
+// EncodeZigZag is the inverse of DecodeZigZag.
+func EncodeZigZag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
 
 // AppendUvint appends the shortest vint encoding of v to dst, as
 // Cassandra writes it, and returns the extended slice.
@@ -85,5 +94,5 @@ func AppendUvint(dst []byte, v uint64) []byte {
 
 // AppendVint appends the zigzag vint encoding of the signed v.
 func AppendVint(dst []byte, v int64) []byte {
-	return AppendUvint(dst, uint64(v<<1)^uint64(v>>63))
+	return AppendUvint(dst, EncodeZigZag(v))
 }

@@ -86,6 +86,14 @@ func TestVintZigzag(t *testing.T) {
 			t.Errorf("vint %d: encoded % x, read %d, %d, %v", v, enc, got, n, err)
 		}
 	}
+	for u, v := range map[uint64]int64{0: 0, 1: -1, 2: 1, 3: -2, math.MaxUint64 - 1: math.MaxInt64, math.MaxUint64: math.MinInt64} {
+		if got := marshal.DecodeZigZag(u); got != v {
+			t.Errorf("DecodeZigZag(%d) = %d, want %d", u, got, v)
+		}
+		if got := marshal.EncodeZigZag(v); got != u {
+			t.Errorf("EncodeZigZag(%d) = %d, want %d", v, got, u)
+		}
+	}
 	if _, _, err := marshal.ReadVint(nil); !errors.Is(err, marshal.ErrMalformed) {
 		t.Errorf("ReadVint(nil): err %v, want ErrMalformed", err)
 	}

@@ -157,8 +157,7 @@ func (d *Decbuf) UVint() uint64 {
 
 // Vint reads a signed (zigzag-encoded) vint.
 func (d *Decbuf) Vint() int64 {
-	u := d.UVint()
-	return int64(u>>1) ^ -int64(u&1)
+	return marshal.DecodeZigZag(d.UVint())
 }
 
 // UVint32 reads an unsigned vint that must fit an int32 (lengths, counts).
