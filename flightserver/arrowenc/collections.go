@@ -112,8 +112,8 @@ func (a *Appender) putVector(v []byte, apply bool) error {
 	}
 	rest := v
 	for i := range dim {
-		l, n := readVint(rest)
-		if n == 0 || l > uint64(len(rest)-n) {
+		l, n, err := marshal.ReadUvint(rest)
+		if err != nil || l > uint64(len(rest)-n) {
 			return malformed("vector element %d truncated", i)
 		}
 		e := rest[n : n+int(l)]

@@ -1,7 +1,6 @@
 package arrowenc_test
 
 import (
-	"encoding/binary"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -131,7 +130,10 @@ func roundTrip(t *testing.T, tbl *corpus.CorpusTable) {
 	}
 	for m.Next() {
 		r := m.Row()
-		keys := splitKey(t, keyType, r.Key)
+		keys, err := marshal.SplitKey(keyType, r.Key)
+		if err != nil {
+			t.Fatalf("split partition key %x: %v", r.Key, err)
+		}
 		for i, col := range cols {
 			var v []byte
 			switch col.Kind {
@@ -204,22 +206,4 @@ func component(key *marshal.Type, i int) *marshal.Type {
 		return key.Elems[i]
 	}
 	return key
-}
-
-// splitKey splits a composite partition key (u16 length, bytes, 0x00 per
-// component); a single-column key is one component.
-func splitKey(t *testing.T, key *marshal.Type, b []byte) [][]byte {
-	if key.Kind != marshal.Composite {
-		return [][]byte{b}
-	}
-	var out [][]byte
-	for range key.Elems {
-		if len(b) < 3 {
-			t.Fatalf("composite key %x truncated", b)
-		}
-		n := int(binary.BigEndian.Uint16(b))
-		out = append(out, b[2:2+n])
-		b = b[2+n+1:]
-	}
-	return out
 }

@@ -77,28 +77,8 @@ func unhex(s string) []byte {
 	return b
 }
 
-// uvint encodes a Cassandra unsigned vint.
-func uvint(u uint64) []byte {
-	n := 0
-	for n < 8 && u >= 1<<(7*(n+1)) {
-		n++
-	}
-	if n == 8 {
-		return binary.BigEndian.AppendUint64([]byte{0xff}, u)
-	}
-	b := make([]byte, n+1)
-	for i := n; i >= 0; i-- {
-		b[i] = byte(u)
-		u >>= 8
-	}
-	b[0] |= ^byte(0xff >> n)
-	return b
-}
-
-func svint(v int64) []byte { return uvint(uint64(v<<1) ^ uint64(v>>63)) }
-
 func duration(months, days, nanos int64) []byte {
-	return append(append(svint(months), svint(days)...), svint(nanos)...)
+	return marshal.AppendVint(marshal.AppendVint(marshal.AppendVint(nil, months), days), nanos)
 }
 
 // lp writes int32-length-prefixed values; nil is null (length -1).
@@ -126,7 +106,7 @@ func pairs(kv ...[]byte) []byte  { return append(be32(int32(len(kv)/2)), lp(kv..
 func vvec(vals ...[]byte) []byte {
 	b := []byte{}
 	for _, v := range vals {
-		b = append(append(b, uvint(uint64(len(v)))...), v...)
+		b = append(marshal.AppendUvint(b, uint64(len(v))), v...)
 	}
 	return b
 }
