@@ -321,7 +321,7 @@ func clustering(r *sstable.Reader, vals [][]byte) ([]any, error) {
 func keyStrings(t *marshal.Type, key []byte) ([]string, error) {
 	parts, err := marshal.SplitKey(t, key)
 	if err != nil {
-		return nil, fmt.Errorf("split partition key: %w", err)
+		return nil, err
 	}
 	types := []*marshal.Type{t}
 	if t.Kind == marshal.Composite {

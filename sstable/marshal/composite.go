@@ -2,6 +2,7 @@ package marshal
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"math"
 )
@@ -40,26 +41,49 @@ func ReadComponent(b []byte) (value []byte, eoc byte, rest []byte, err error) {
 }
 
 // SplitComposite splits a partition key of len(parts) columns into parts,
-// each a subslice of key; it allocates only for an error. Fewer or more
-// components than len(parts) is an error wrapping ErrMalformed. The
-// end-of-component bytes are not checked: a stored key's are 0, and
-// Cassandra does not check them either when it splits a key.
+// each a subslice of key (do not append to one: it would overwrite the
+// bytes that follow). Fewer or more components than len(parts) is an
+// error naming the key and wrapping ErrMalformed. The end-of-component
+// bytes are not checked: a stored key's are 0, and Cassandra's own split
+// skips them.
+//
+// NB: the Flight batcher splits every row's key with it, so it does not
+// allocate and does its own framing instead of calling ReadComponent:
+// ReadComponent's capped value and four results cost a third more
+// instructions per key. FuzzSplitComposite checks the two agree.
 func SplitComposite(key []byte, parts [][]byte) error {
 	rest := key
 	for i := range parts {
-		if len(rest) == 0 {
-			return fmt.Errorf("%w: composite of %d components, want %d", ErrMalformed, i, len(parts))
+		if len(rest) < 3 {
+			return splitError(key, rest, i, len(parts))
 		}
-		v, _, r, err := ReadComponent(rest)
-		if err != nil {
-			return fmt.Errorf("component %d at byte %d of %d: %w", i, len(key)-len(rest), len(key), err)
+		n := int(binary.BigEndian.Uint16(rest))
+		if len(rest)-2 < n+1 {
+			return splitError(key, rest, i, len(parts))
 		}
-		parts[i], rest = v, r
+		parts[i], rest = rest[2:2+n], rest[2+n+1:]
 	}
 	if len(rest) != 0 {
-		return fmt.Errorf("%w: %d bytes after the %d components of a composite", ErrMalformed, len(rest), len(parts))
+		return fmt.Errorf("split composite key %s: %w: %d bytes after its %d components", keyHex(key), ErrMalformed, len(rest), len(parts))
 	}
 	return nil
+}
+
+// splitError says why component i of key, at rest, did not read.
+func splitError(key, rest []byte, i, want int) error {
+	if len(rest) == 0 {
+		return fmt.Errorf("split composite key %s: %w: %d components, want %d", keyHex(key), ErrMalformed, i, want)
+	}
+	return fmt.Errorf("split composite key %s: component %d at byte %d of %d: %w", keyHex(key), i, len(key)-len(rest), len(key), errShortComponent)
+}
+
+// keyHex is a key in hex for an error message, its first 64 bytes only:
+// a key may be 64 KiB long.
+func keyHex(key []byte) string {
+	if len(key) <= 64 {
+		return hex.EncodeToString(key)
+	}
+	return hex.EncodeToString(key[:64]) + "..."
 }
 
 // AppendComposite appends to dst the CompositeType serialization of a

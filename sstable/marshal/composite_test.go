@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
@@ -104,8 +105,10 @@ func TestSplitCompositeNoAllocs(t *testing.T) {
 }
 
 // FuzzSplitComposite: any bytes split into any count of components
-// without a panic, and what splits re-joins to the same key once its
-// end-of-component bytes are zero, as in every stored key.
+// without a panic; SplitComposite (framing of its own, for speed) and a
+// loop of ReadComponent agree on whether and how a key splits; and what
+// splits re-joins to the same key once its end-of-component bytes are
+// zero, as in every stored key.
 func FuzzSplitComposite(f *testing.F) {
 	f.Add([]byte{0, 1, 'a', 0, 0, 0, 0}, uint8(2))
 	f.Add([]byte{0, 2, 'a', 'b', 1}, uint8(1))
@@ -114,19 +117,31 @@ func FuzzSplitComposite(f *testing.F) {
 	f.Fuzz(func(t *testing.T, key []byte, count uint8) {
 		parts := make([][]byte, count%8)
 		err := marshal.SplitComposite(key, parts)
-		if err != nil {
-			if !errors.Is(err, marshal.ErrMalformed) {
-				t.Fatalf("%x into %d: error %v is not ErrMalformed", key, len(parts), err)
+		if err != nil && !errors.Is(err, marshal.ErrMalformed) {
+			t.Fatalf("%x into %d: error %v is not ErrMalformed", key, len(parts), err)
+		}
+		var read [][]byte
+		zeroed, rest, readErr := []byte{}, key, error(nil)
+		for range parts {
+			var v []byte
+			if v, _, rest, readErr = marshal.ReadComponent(rest); readErr != nil {
+				break
 			}
+			read, zeroed = append(read, v), marshal.AppendComposite(zeroed, v)
+		}
+		if readErr == nil && len(rest) != 0 {
+			readErr = errors.New("bytes left")
+		}
+		if (err == nil) != (readErr == nil) {
+			t.Fatalf("%x into %d: SplitComposite says %v, ReadComponent %v", key, len(parts), err, readErr)
+		}
+		if err != nil {
 			return
 		}
-		zeroed, rest := []byte{}, key
-		for range parts {
-			v, _, r, err := marshal.ReadComponent(rest)
-			if err != nil {
-				t.Fatalf("%x: split, but ReadComponent fails: %v", key, err)
+		for i := range parts {
+			if !bytes.Equal(parts[i], read[i]) {
+				t.Fatalf("%x: part %d is %x, ReadComponent reads %x", key, i, parts[i], read[i])
 			}
-			zeroed, rest = marshal.AppendComposite(zeroed, v), r
 		}
 		if got := marshal.AppendComposite([]byte{}, parts...); !bytes.Equal(got, zeroed) {
 			t.Fatalf("%x into %d: re-joined %x, want %x", key, len(parts), got, zeroed)
@@ -147,7 +162,13 @@ func TestSplitKey(t *testing.T) {
 	if parts, err := marshal.SplitKey(intType, one); err != nil || len(parts) != 1 || !bytes.Equal(parts[0], one) {
 		t.Errorf("SplitKey(int) = %x, %v", parts, err)
 	}
-	if _, err := marshal.SplitKey(two, marshal.AppendComposite(nil, []byte("a"))); !errors.Is(err, marshal.ErrMalformed) {
-		t.Errorf("SplitKey of one component for two: err %v, want ErrMalformed", err)
+	_, err = marshal.SplitKey(two, marshal.AppendComposite(nil, []byte("a")))
+	if !errors.Is(err, marshal.ErrMalformed) || !strings.Contains(err.Error(), "split composite key 00016100: ") {
+		t.Errorf("SplitKey of one component for two: err %v, want ErrMalformed naming the key", err)
+	}
+	// A long key is named by its start only.
+	_, err = marshal.SplitKey(two, marshal.AppendComposite(nil, make([]byte, 1000)))
+	if err == nil || len(err.Error()) > 300 {
+		t.Errorf("SplitKey of a 1000-byte component for two: err %v", err)
 	}
 }
