@@ -3,14 +3,14 @@ package flightserver
 import (
 	"testing"
 
-	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
 // BenchmarkSplitKey splits a three-column partition key as the batcher
 // does for every row of a table with a composite key; it must not
 // allocate.
 func BenchmarkSplitKey(b *testing.B) {
-	key := sstable.CompositeKey(nil, []byte("tenant-0042"), []byte{0, 0, 0, 7}, make([]byte, 300))
+	key := marshal.AppendComposite(nil, []byte("tenant-0042"), []byte{0, 0, 0, 7}, make([]byte, 300))
 	bt := &batcher{composite: true, keyParts: make([][]byte, 3)}
 	b.ReportAllocs()
 	for b.Loop() {

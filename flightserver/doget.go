@@ -9,6 +9,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/internal/arrowsize"
 	"github.com/sstable-flight/sstable-flight/reconcile"
+	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
 // cancelCheckRows is how often the row loop looks at the stream's
@@ -108,7 +109,7 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 	if l.t.keyComponents > 1 {
 		// A hand-made ticket must not make every row fail to split.
 		for _, k := range t.Keys {
-			if err := splitComposite(k, make([][]byte, l.t.keyComponents)); err != nil {
+			if err := marshal.SplitComposite(k, make([][]byte, l.t.keyComponents)); err != nil {
 				return invalid(fmt.Errorf("read ticket: %w", err))
 			}
 		}

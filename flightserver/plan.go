@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 
 	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
 // partitionsPerSplit sizes scan splits: enough work per endpoint to
@@ -231,7 +232,7 @@ func encodeKeys(t *table, keys []map[string]json.RawMessage) ([][]byte, error) {
 		if t.keyComponents == 1 {
 			key = parts[0]
 		} else {
-			key = sstable.CompositeKey(nil, parts...)
+			key = marshal.AppendComposite(nil, parts...)
 		}
 		if !seen[string(key)] {
 			seen[string(key)] = true

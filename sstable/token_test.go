@@ -17,6 +17,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/murmur3"
+	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
 // TestMurmur3TokenVectors pins tokens for keys whose 1..15 tail bytes
@@ -94,25 +95,6 @@ func TestMurmur3TokenEdges(t *testing.T) {
 	if got := Murmur3Token(minKey); got != math.MaxInt64 {
 		t.Errorf("Murmur3Token(%x) = %d, want %d", minKey, got, int64(math.MaxInt64))
 	}
-}
-
-func TestCompositeKey(t *testing.T) {
-	got := CompositeKey(nil, []byte("ab"), nil, []byte{0, 0, 0, 7})
-	want := []byte{0, 2, 'a', 'b', 0, 0, 0, 0, 0, 4, 0, 0, 0, 7, 0}
-	if !bytes.Equal(got, want) {
-		t.Errorf("CompositeKey = %x, want %x", got, want)
-	}
-	// Appends to dst rather than replacing it.
-	prefix := []byte{0xaa}
-	if got := CompositeKey(prefix, []byte("x")); !bytes.Equal(got, []byte{0xaa, 0, 1, 'x', 0}) {
-		t.Errorf("CompositeKey(prefix) = %x", got)
-	}
-	defer func() {
-		if recover() == nil {
-			t.Errorf("CompositeKey with a 65536-byte component did not panic")
-		}
-	}()
-	CompositeKey(nil, make([]byte, math.MaxUint16+1))
 }
 
 // TestMurmur3TokenCorpus recomputes the token of every row of every table
@@ -209,7 +191,7 @@ func checkCorpusTokens(t *testing.T, table, file string) (checked, signExtended 
 		}
 		key := parts[0]
 		if len(parts) > 1 {
-			key = CompositeKey(nil, parts...)
+			key = marshal.AppendComposite(nil, parts...)
 		}
 		want, err := strconv.ParseInt(row.Token, 10, 64)
 		if err != nil {
