@@ -100,8 +100,8 @@ func leaf(t *marshal.Type, b []byte) (any, error) {
 		var vals [3]int64
 		rest := b
 		for i := range vals {
-			v, n := vint(rest)
-			if n == 0 {
+			v, n, err := marshal.ReadVint(rest)
+			if err != nil {
 				return nil, fail(t, b)
 			}
 			vals[i], rest = v, rest[n:]
@@ -118,28 +118,6 @@ func signedBig(b []byte) *big.Int {
 		v.Sub(v, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
 	}
 	return v
-}
-
-// vint reads a zigzag-encoded Cassandra vint (durations use signed vints).
-func vint(b []byte) (int64, int) {
-	if len(b) == 0 {
-		return 0, 0
-	}
-	extra := 0
-	for extra < 8 && b[0]&(0x80>>extra) != 0 {
-		extra++
-	}
-	if len(b) < 1+extra {
-		return 0, 0
-	}
-	var u uint64
-	if extra < 8 {
-		u = uint64(b[0] & (0xff >> extra))
-	}
-	for _, c := range b[1 : 1+extra] {
-		u = u<<8 | uint64(c)
-	}
-	return int64(u>>1) ^ -int64(u&1), 1 + extra
 }
 
 // elements splits n [int32 length][bytes] values (negative length: null).

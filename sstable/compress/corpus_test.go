@@ -14,6 +14,7 @@ import (
 	// Named so, as corpus is this package's list of corpus SSTables.
 	corpuspkg "github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
+	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
 // corpusSSTable is one SSTable of the committed corpus written by real
@@ -153,13 +154,7 @@ func serializedKey(t *testing.T, table string, key []string) []byte {
 	}
 	switch table {
 	case "clustered":
-		// CompositeType: per component u16 length, bytes, end-of-component 0.
-		var b []byte
-		b = binary.BigEndian.AppendUint16(b, uint16(len(key[0])))
-		b = append(b, key[0]...)
-		b = append(b, 0, 0, 4)
-		b = binary.BigEndian.AppendUint32(b, uint32(atoi(key[1])))
-		return append(b, 0)
+		return marshal.AppendComposite(nil, []byte(key[0]), binary.BigEndian.AppendUint32(nil, uint32(atoi(key[1]))))
 	case "many":
 		return binary.BigEndian.AppendUint64(nil, uint64(atoi(key[0])))
 	default:
