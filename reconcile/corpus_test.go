@@ -1,7 +1,6 @@
 package reconcile_test
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -127,7 +126,10 @@ func reconciledWith(t *testing.T, tbl *corpus.CorpusTable, open newMerger) []cor
 	for m.Next() {
 		r := m.Row()
 		row := corpus.Row{Token: strconv.FormatInt(r.Token(), 10), Values: map[string]any{}}
-		keys := splitKey(t, keyType, r.Key)
+		keys, err := marshal.SplitKey(keyType, r.Key)
+		if err != nil {
+			t.Fatalf("split partition key %x: %v", r.Key, err)
+		}
 		ci := 0
 		for _, col := range tbl.Expected.Columns {
 			var v any
@@ -167,24 +169,6 @@ func component(key *marshal.Type, i int) *marshal.Type {
 		return key.Elems[i]
 	}
 	return key
-}
-
-// splitKey splits a composite partition key (u16 length, bytes, 0x00 per
-// component); a single-column key is one component.
-func splitKey(t *testing.T, key *marshal.Type, b []byte) [][]byte {
-	if key.Kind != marshal.Composite {
-		return [][]byte{b}
-	}
-	var out [][]byte
-	for range key.Elems {
-		if len(b) < 3 {
-			t.Fatalf("composite key %x truncated", b)
-		}
-		n := int(binary.BigEndian.Uint16(b))
-		out = append(out, b[2:2+n])
-		b = b[2+n+1:]
-	}
-	return out
 }
 
 func sameJSON(t *testing.T, a, b []byte) bool {
