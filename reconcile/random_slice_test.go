@@ -1,7 +1,6 @@
 package reconcile_test
 
 import (
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/reconcile"
 	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
 // slicesPerRound is how many random clustering slices each case reads
@@ -200,20 +200,19 @@ func (c *randCase) literalBytes(s *gocql.Session, t *randType, lit string) ([]by
 }
 
 // sliceOf serializes the slice's partition key (CompositeType for several
-// columns: u16 length, value, end-of-component 0) and bounds.
+// columns) and bounds.
 func (c *randCase) sliceOf(s *gocql.Session, sl randSlice) ([]byte, sstable.Slice, error) {
-	var key []byte
+	parts := make([][]byte, len(c.pk))
 	for i, col := range c.pk {
 		b, err := c.literalBytes(s, col.t, c.pkVals[sl.p][i])
 		if err != nil {
 			return nil, sstable.Slice{}, err
 		}
-		if len(c.pk) == 1 {
-			key = b
-			break
-		}
-		key = binary.BigEndian.AppendUint16(key, uint16(len(b)))
-		key = append(append(key, b...), 0)
+		parts[i] = b
+	}
+	key := parts[0]
+	if len(parts) > 1 {
+		key = marshal.AppendComposite(nil, parts...)
 	}
 	bound := func(b sliceBound) (sstable.Bound, error) {
 		out := sstable.Bound{Inclusive: b.incl}

@@ -3,7 +3,6 @@ package reconcile_test
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
@@ -1090,7 +1089,7 @@ func (c *randCase) mergedRows(now int64, open func(*reconcile.Table, []*sstable.
 	for m.Next() {
 		r := m.Row()
 		row := flatRow{token: r.Token()}
-		keys, err := randSplitKey(keyType, r.Key)
+		keys, err := marshal.SplitKey(keyType, r.Key)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -1153,25 +1152,4 @@ func (c *randCase) mergedRows(now int64, open func(*reconcile.Table, []*sstable.
 		return nil, 0, err
 	}
 	return rows, len(readers), nil
-}
-
-// randSplitKey splits a composite partition key (u16 length, bytes, 0x00
-// per component); a single-column key is one component.
-func randSplitKey(key *marshal.Type, b []byte) ([][]byte, error) {
-	if key.Kind != marshal.Composite {
-		return [][]byte{b}, nil
-	}
-	var out [][]byte
-	for range key.Elems {
-		if len(b) < 3 {
-			return nil, fmt.Errorf("composite key truncated")
-		}
-		n := int(binary.BigEndian.Uint16(b))
-		if len(b) < 2+n+1 {
-			return nil, fmt.Errorf("composite key truncated")
-		}
-		out = append(out, b[2:2+n])
-		b = b[2+n+1:]
-	}
-	return out, nil
 }
