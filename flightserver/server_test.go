@@ -19,9 +19,10 @@ import (
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 
-// testServer runs a server over a corpus mode's data directory with a
-// checked allocator; the cleanup stops it and checks every Arrow buffer
-// was released.
+// testServer runs a server over a corpus mode's data directory with
+// arrow's checked allocator over the server's own buffer pool, so the
+// streams recycle buffers as in production; the cleanup stops it and
+// checks every Arrow buffer was released.
 type testServer struct {
 	srv    *flightserver.Server
 	addr   string
@@ -31,7 +32,7 @@ type testServer struct {
 
 func startServer(t *testing.T, mode string, mutate ...func(*flightserver.Config)) *testServer {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(flightserver.NewPoolAllocator())
 	cfg := flightserver.Config{
 		DataDir:   filepath.Join(corpusRoot(), mode),
 		Allocator: mem,
