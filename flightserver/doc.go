@@ -7,4 +7,12 @@
 // Arrow. Config (config.go) is resolved once, by New: defaults applied
 // and values that cannot work refused with a ConfigError naming the
 // field, the snapshot.Config inside by snapshot.NewManager.
+//
+// Arrow buffers come from a pool by size class (pool.go), shared by all
+// streams: a record batch frees its buffers once sent and the next batch,
+// of any stream, reuses them. Built with -tags invariants, a freed
+// buffer is poisoned, one freed twice panics, and one written after its
+// release panics when handed out again (pool_guard.go). Tests put
+// arrow's checked allocator over the pool (NewPoolAllocator in
+// export_test.go), never in its place.
 package flightserver

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/sstable-flight/sstable-flight/internal/invariants"
 )
 
 // poolAllocator is an Arrow allocator that recycles buffers by
@@ -21,6 +23,9 @@ type poolAllocator struct {
 	// hdrs recycles the *[]byte holders the pools keep buffers in: a
 	// new holder per Free was 10 allocations of a point read.
 	hdrs sync.Pool
+	// guard, in invariants builds only, knows which buffers sit in the
+	// pools (pool_guard.go).
+	guard poolGuard
 }
 
 const (
@@ -46,6 +51,9 @@ func (p *poolAllocator) Allocate(size int) []byte {
 	}
 	if v := p.pools[c].Get(); v != nil {
 		h := v.(*[]byte)
+		if invariants.Enabled {
+			p.guard.taken(*h)
+		}
 		b := (*h)[:size]
 		*h = nil
 		p.hdrs.Put(h)
@@ -72,11 +80,19 @@ func (p *poolAllocator) Reallocate(size int, b []byte) []byte {
 }
 
 // Free recycles a buffer this allocator made (its capacity is a size
-// class); others are left to the garbage collector.
+// class); others are left to the garbage collector. In invariants builds
+// the buffer is poisoned, and freeing one that is already in the pool
+// panics: two streams would otherwise get the same memory.
 func (p *poolAllocator) Free(b []byte) {
 	c := cap(b)
 	if c < 1<<minClass || c&(c-1) != 0 || sizeClass(c) > maxClass {
+		if invariants.Enabled {
+			invariants.Poison(b)
+		}
 		return
+	}
+	if invariants.Enabled {
+		p.guard.freed(b[:c])
 	}
 	h, _ := p.hdrs.Get().(*[]byte)
 	if h == nil {

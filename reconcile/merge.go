@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/sstable-flight/sstable-flight/internal/invariants"
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
@@ -251,10 +252,16 @@ func (m *Merger) reset(t *Table, opts Options) {
 
 // Release gives the merger's scanners back for reuse by later point reads
 // (sstable.Scanner.Release), and the merger to its table for the next
-// merge. The merger and every row it returned are dead after it.
+// merge. The merger and every row it returned are dead after it. Release
+// it once: a second Release of a merger a later merge took would hand
+// that merge's scanners back while it reads. Invariants builds panic on
+// a second Release (release.go).
 func (m *Merger) Release() {
 	t := m.t
 	if t == nil {
+		if invariants.Enabled {
+			panic("reconcile: Merger released twice")
+		}
 		return // released already
 	}
 	for i, src := range m.srcs {
@@ -265,6 +272,9 @@ func (m *Merger) Release() {
 	clear(m.at)
 	clear(m.part)
 	m.t, m.single, m.hashed = nil, nil, nil
+	if invariants.Enabled {
+		m = m.retire()
+	}
 	t.derive().mergers.Put(m)
 }
 

@@ -5,7 +5,9 @@
 // It turns bytes into unfiltered partitions (partition deletion, static
 // row, rows, range tombstone markers) with their tokens and typed cells;
 // it applies no read semantics, which belong to package reconcile. It
-// imports none of the project's other packages.
+// imports none of the project's other packages but internal/invariants,
+// which imports only the standard library and holds the invariants build
+// tag's switch.
 //
 // Data flows through it in layers, as in pebble's sstable package:
 //
@@ -27,4 +29,12 @@
 //
 // Bad bytes are errors matching ErrCorruption that name the file, the
 // component and the offset; nothing here panics on input.
+//
+// What a Scanner returns aliases its buffers: an Unfiltered, its cells and
+// clustering values until the next call, a PartitionHeader's key until
+// the next NextPartition, everything until Release. Built with
+// -tags invariants the contracts are enforced
+// (poison.go): a refill moves the unread bytes to a new buffer and
+// poisons every byte left behind but the held key, Release poisons all
+// the scanner returned, and a second Release panics.
 package sstable

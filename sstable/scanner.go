@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"math"
 	"sync"
+
+	"github.com/sstable-flight/sstable-flight/internal/invariants"
 )
 
 // Scanner walks Data.db sequentially: partitions in token order, and the
@@ -135,9 +137,15 @@ func pointScanner(r *Reader) *Scanner {
 }
 
 // Release gives the scanner back for reuse by a later Get. Neither it
-// nor anything it returned (keys, unfiltereds, cells) may be used after.
+// nor anything it returned (keys, unfiltereds, cells) may be used after,
+// and it must be released once: invariants builds poison what it
+// returned and panic on a second Release.
 func (s *Scanner) Release() {
 	if s == nil {
+		return
+	}
+	if invariants.Enabled {
+		s.releaseChecked()
 		return
 	}
 	s.r, s.segs, s.verify, s.slice = nil, nil, nil, nil
@@ -178,6 +186,7 @@ func (s *Scanner) NextPartition() bool {
 			return false
 		}
 		s.st.hold = &s.st.buf[0] // the key lives there
+		s.st.holdKey(s.ph.Key)
 		s.inPartition = true
 		if v := s.verify; v != nil {
 			s.verify = nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/sstable-flight/sstable-flight/internal/invariants"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 )
 
@@ -32,8 +33,13 @@ type stream struct {
 	// hold is &buf[0] of the buffer the current partition's key was
 	// decoded from. The key must outlive refills until the next partition
 	// (callers keep it without copying), so a refill that would overwrite
-	// that buffer fills spare instead and the two swap.
-	hold  *byte
+	// that buffer fills spare instead and the two swap. (Invariants
+	// builds refill into a new buffer instead whenever a refill would
+	// overwrite, to poison the old one: refillPoisoned.)
+	hold *byte
+	// guard is what invariants builds keep to poison refills
+	// (poison.go); empty in others.
+	guard invariants.Kept[streamGuard]
 	spare []byte
 
 	// cached: a point read's stream, whose chunks go through the data
@@ -86,6 +92,8 @@ func (s *stream) fill() error {
 		return nil
 	}
 	switch {
+	case invariants.Enabled && (s.r > 0 || s.w == 0):
+		s.refillPoisoned()
 	case s.hold == &s.buf[0] && (s.r > 0 || s.w == 0):
 		// Moving the unread bytes to the front, or reading after a seek,
 		// would overwrite the partition key.
