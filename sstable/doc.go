@@ -33,7 +33,7 @@
 // What a Scanner returns aliases its buffers: an Unfiltered, its cells and
 // clustering values until the next call, a PartitionHeader's key until
 // the next NextPartition, everything until Release. Built with
-// -tags invariants the contracts are enforced
+// -tags invariants (make test does) the contracts are enforced
 // (poison.go): a refill moves the unread bytes to a new buffer and
 // poisons every byte left behind but the held key, Release poisons all
 // the scanner returned, and a second Release panics.

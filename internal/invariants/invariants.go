@@ -1,8 +1,9 @@
 // Package invariants switches on checks that only test builds pay for, as
 // pebble's internal/invariants does: code guards them with
 // `if invariants.Enabled`, a constant the invariants build tag sets
-// (go test -tags invariants), and without the tag the compiler drops
-// them, so the hot paths are the code they would be without the checks.
+// (go test -tags invariants; make test's unit step builds so), and
+// without the tag the compiler drops them, so the hot paths are the code
+// they would be without the checks.
 //
 // The checks turn aliasing contracts that are otherwise comments
 // ("valid until the next call", "dead after Release") into failures:
