@@ -37,7 +37,7 @@ func planTicket(t *testing.T, ts *testServer, keyspace, table string) *flightser
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk, err := flightserver.DecodeTicket(info.Endpoint[0].Ticket.Ticket)
+	tk, err := flightserver.InspectTicket(info.Endpoint[0].Ticket.Ticket)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,6 +57,12 @@ type Config struct {
 	// TLS), for scrapers that send neither.
 	Pprof       bool
 	MetricsOpen bool
+	// TicketKeyFile holds the keys tickets are signed with, one a line in
+	// hex, at least MinTicketKeyBytes each: the first signs, every one
+	// verifies (ticketkey.go). The servers of a cluster share it. Empty:
+	// a random key per process, so tickets are valid only on the server
+	// that planned them, until it restarts.
+	TicketKeyFile string
 
 	Logger    *slog.Logger
 	Allocator memory.Allocator

@@ -3,6 +3,10 @@
 // ring exactly once), projection and key pushdown, Arrow encoding into
 // reused builders, admission control, and Prometheus metrics.
 //
+// Tickets are signed (ticket.go: an HMAC-SHA256 envelope under keys a
+// cluster may share, ticketkey.go), so DoGet reads only what a plan
+// issued; it checks them again against the table (ticketcheck.go).
+//
 // It composes snapshot, sstable and reconcile and owns everything gRPC and
 // Arrow. Config (config.go) is resolved once, by New: defaults applied
 // and values that cannot work refused with a ConfigError naming the

@@ -9,7 +9,6 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/internal/arrowsize"
 	"github.com/sstable-flight/sstable-flight/reconcile"
-	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
 // cancelCheckRows is how often the row loop looks at the stream's
@@ -48,17 +47,21 @@ func (s *service) drain(ctx context.Context, m *reconcile.Merger, b *batcher, t 
 	return nil
 }
 
-// ticketOf reads a DoGet ticket: one a plan issued, or a command
-// (docs/flight-api.md) that plans to a single endpoint, which a client
-// may send straight to DoGet to read a few keys in one round trip.
-// isCommand tells the two apart by their top-level members.
+// ticketOf reads a DoGet ticket: one a plan issued, verified before it
+// is read (ticket.go), or a command (docs/flight-api.md) that plans to a
+// single endpoint, which a client may send straight to DoGet to read a
+// few keys in one round trip. Their first bytes tell them apart
+// (ticketkind.go).
 func (s *service) ticketOf(ctx context.Context, b []byte) (*Ticket, error) {
-	if !isCommand(b) {
-		t, err := DecodeTicket(b)
+	if isTicket(b) {
+		t, err := s.keys.open(b)
 		if err != nil {
 			return nil, invalid(err)
 		}
 		return t, nil
+	}
+	if !isCommand(b) {
+		return nil, invalid(fmt.Errorf("read ticket: %d bytes that are neither a ticket a plan of this server issued nor a JSON command", len(b)))
 	}
 	c, err := ParseCommand(b)
 	if err != nil {
@@ -92,12 +95,8 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 	// NB: the phase timings are real time (time.Now, never Config.Now),
 	// as latencies are.
 	openStart := time.Now()
-	var l *lease
-	if t.Epoch != "" {
-		l, err = s.tables.acquireEpoch(ctx, t.Keyspace, t.Table, t.Epoch)
-	} else {
-		l, err = s.tables.acquire(ctx, t.Keyspace, t.Table)
-	}
+	// Every ticket names its epoch (Ticket.checkShape), a command's too.
+	l, err := s.tables.acquireEpoch(ctx, t.Keyspace, t.Table, t.Epoch)
 	if err != nil {
 		return err
 	}
@@ -106,13 +105,8 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 	if err != nil {
 		return err
 	}
-	if l.t.keyComponents > 1 {
-		// A hand-made ticket must not make every row fail to split.
-		for _, k := range t.Keys {
-			if err := marshal.SplitComposite(k, make([][]byte, l.t.keyComponents)); err != nil {
-				return invalid(fmt.Errorf("read ticket: %w", err))
-			}
-		}
+	if err := l.t.checkTicket(t); err != nil {
+		return invalid(err)
 	}
 	// Left-out columns are not assembled (collections, counters), though
 	// their cells still decide which rows exist.

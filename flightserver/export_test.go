@@ -1,9 +1,37 @@
 package flightserver
 
-import "github.com/apache/arrow-go/v18/arrow/memory"
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
 
 // NewPoolAllocator is the allocator a server uses by default, for the
 // external tests to put arrow's checked allocator over: a test that
 // passed a checked GoAllocator as Config.Allocator would replace the pool
 // and never run the streams' buffers through it.
 func NewPoolAllocator() memory.Allocator { return newPoolAllocator() }
+
+// InspectTicket reads a ticket's payload without verifying its MAC, as a
+// person debugging reads one: tests look at what a plan issued.
+func InspectTicket(b []byte) (*Ticket, error) {
+	if !isTicket(b) || len(b) < ticketHeader+ticketMAC {
+		return nil, fmt.Errorf("inspect ticket: not a ticket")
+	}
+	var t Ticket
+	if err := json.Unmarshal(b[ticketHeader:len(b)-ticketMAC], &t); err != nil {
+		return nil, fmt.Errorf("inspect ticket: %w", err)
+	}
+	return &t, nil
+}
+
+// SealTicket signs a ticket with the server's key, whatever it holds:
+// tests make tickets the planner would not, to see DoGet refuse them.
+func SealTicket(s *Server, t *Ticket) []byte {
+	b, err := s.svc.keys.seal(t)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -36,6 +36,11 @@ func encodeValue(t *marshal.Type, raw json.RawMessage) ([]byte, error) {
 		s = string(bytes.TrimSpace(raw))
 	}
 	b, err := encodeText(t, s, quoted)
+	if err == nil {
+		// What DoGet checks a ticket's values by (ticketcheck.go): the
+		// planner must never sign a value it would refuse back.
+		err = checkValue(t, b)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("encode %s value %s: %w", t, raw, err)
 	}

@@ -76,6 +76,21 @@ func splitRange(start, end int64, n int) [][2]int64 {
 // of up to this many keys is a single stream.
 const keysPerTicket = 256
 
+// maxKeyBytes is Cassandra's limit on a serialized partition key (its
+// length is an unsigned short on disk): no longer key can be in an
+// SSTable, so a command asking for one is refused.
+const maxKeyBytes = 65535
+
+// groupKeys cuts keys, in order, into the key lists of tickets of at
+// most keysPerTicket keys each.
+func groupKeys(keys [][]byte) [][][]byte {
+	var out [][][]byte
+	for lo := 0; lo < len(keys); lo += keysPerTicket {
+		out = append(out, keys[lo:min(lo+keysPerTicket, len(keys))])
+	}
+	return out
+}
+
 // sortByToken orders serialized partition keys as the ring does (token,
 // then key bytes).
 func sortByToken(keys [][]byte) {
@@ -100,14 +115,18 @@ func splitCount(requested int, partitions int64) int {
 	return max(1, min(n, maxSplits))
 }
 
-// endpoint wraps a ticket: no locations, so clients read from this
-// server, the one they asked.
-func endpoint(t *Ticket) *flight.FlightEndpoint {
-	return &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: t.Encode()}}
+// endpoint seals a ticket into an endpoint: no locations, so clients
+// read from this server, the one they asked.
+func (s *service) endpoint(t *Ticket) (*flight.FlightEndpoint, error) {
+	b, err := s.keys.seal(t)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	return &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: b}}, nil
 }
 
 func newTicket(c *Command, now int64, epoch string) *Ticket {
-	return &Ticket{Version: TicketVersion, Keyspace: c.Keyspace, Table: c.Table, Columns: c.Columns, Limit: c.Limit, Now: now, Epoch: epoch}
+	return &Ticket{Keyspace: c.Keyspace, Table: c.Table, Columns: c.Columns, Limit: c.Limit, Now: now, Epoch: epoch}
 }
 
 // planned is a command's tickets, its schema (when asked for) and its
@@ -162,9 +181,9 @@ func (s *service) planTickets(ctx context.Context, c *Command, withSchema bool) 
 		// IN list is one stream (or a few for long lists, for clients
 		// that read endpoints in parallel).
 		sortByToken(keys)
-		for lo := 0; lo < len(keys); lo += keysPerTicket {
+		for _, group := range groupKeys(keys) {
 			t := newTicket(c, now, l.e.ID)
-			t.Keys, t.Slice = keys[lo:min(lo+keysPerTicket, len(keys))], sl
+			t.Keys, t.Slice = group, sl
 			p.tickets = append(p.tickets, t)
 		}
 		p.rows = int64(math.Ceil(perPartition * float64(len(keys))))
@@ -204,7 +223,8 @@ func ringFraction(start, end int64) float64 {
 }
 
 // encodeKeys serializes the partition keys of a command: each must bind
-// every partition key column. Duplicates are read once.
+// every partition key column. Duplicates are read once, and count once
+// against maxKeys.
 func encodeKeys(t *table, keys []map[string]json.RawMessage) ([][]byte, error) {
 	var out [][]byte
 	seen := map[string]bool{}
@@ -234,7 +254,13 @@ func encodeKeys(t *table, keys []map[string]json.RawMessage) ([][]byte, error) {
 		} else {
 			key = marshal.AppendComposite(nil, parts...)
 		}
+		if len(key) > maxKeyBytes {
+			return nil, fmt.Errorf("key %d: %d bytes serialized, over Cassandra's %d", i, len(key), maxKeyBytes)
+		}
 		if !seen[string(key)] {
+			if len(out) == maxKeys {
+				return nil, fmt.Errorf("more than %d distinct keys", maxKeys)
+			}
 			seen[string(key)] = true
 			out = append(out, key)
 		}

@@ -31,6 +31,10 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.resolve(); err != nil {
 		return nil, fmt.Errorf("start server: %w", err)
 	}
+	keys, err := loadTicketKeys(cfg.TicketKeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("start server: %w", err)
+	}
 	sc := cfg.Snapshot
 	var caches sstable.Options // the point reads' caches every reader shares
 	if cfg.ChunkCacheBytes > 0 {
@@ -55,7 +59,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	adm := newAdmission(cfg.MaxStreams, cfg.AdmissionWait)
 	m := newMetrics(adm, snaps, sc.Sidecar, caches)
-	svc := &service{cfg: cfg, mem: cfg.Allocator, adm: adm, metrics: m, log: cfg.Logger}
+	svc := &service{cfg: cfg, mem: cfg.Allocator, adm: adm, metrics: m, log: cfg.Logger, keys: keys}
 	// The table cache trusts what it found for the snapshots' window,
 	// as the manager resolved it for its mode: one rule, not a guess.
 	// Listings start from the data directory as the manager resolved

@@ -22,6 +22,7 @@ type service struct {
 	metrics *metrics
 	log     *slog.Logger
 	headers schemaHeaders // DoGet streams' schema messages
+	keys    *ticketKeys   // sign the tickets planned, verify those given
 }
 
 // command reads a descriptor: PATH [keyspace, table] or a JSON command.
@@ -77,7 +78,11 @@ func (s *service) plan(ctx context.Context, c *Command, d *flight.FlightDescript
 	}
 	info := &flight.FlightInfo{Schema: p.schema, FlightDescriptor: d, TotalBytes: -1, TotalRecords: p.rows, Ordered: true}
 	for _, t := range p.tickets {
-		info.Endpoint = append(info.Endpoint, endpoint(t))
+		ep, err := s.endpoint(t)
+		if err != nil {
+			return nil, err
+		}
+		info.Endpoint = append(info.Endpoint, ep)
 	}
 	return info, nil
 }

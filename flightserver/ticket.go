@@ -1,26 +1,55 @@
 package flightserver
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+
+	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
-// TicketVersion is the version of the tickets this server issues. A
-// ticket is JSON so people and tests can read it; clients treat it as
-// opaque bytes.
-const TicketVersion = 1
+// A ticket is one endpoint's work, sealed by the server that planned it
+// so that a client can neither edit it nor make one up:
+//
+//	0        4    5                           n-32          n
+//	+--------+----+---------------------------+-------------+
+//	| "sstf" | v  | payload: the Ticket, JSON | HMAC-SHA256 |
+//	+--------+----+---------------------------+-------------+
+//
+// v is TicketVersion (one byte). The payload is JSON so that people and
+// tests can read it; clients treat the whole as opaque bytes. The MAC is
+// HMAC-SHA256 over every byte before it (magic, version and payload)
+// under the server's ticket key (ticketkey.go), which the servers of one
+// cluster share. DoGet checks the length, the magic and the version,
+// then the MAC in constant time (hmac.Equal), and only then decodes the
+// payload: no byte of an unverified ticket is parsed. The magic cannot
+// begin a JSON command, so a ticket is told from a command sent to DoGet
+// by its first bytes (ticketkind.go).
+const (
+	// TicketVersion is the version of the tickets this server issues
+	// and reads. Version 1 was an unsigned JSON object.
+	TicketVersion = 2
+	ticketMagic   = "sstf"
+	ticketHeader  = len(ticketMagic) + 1
+	ticketMAC     = sha256.Size
+	// maxTicketBytes bounds a ticket: DoGet refuses a larger one before
+	// hashing it.
+	maxTicketBytes = 1 << 20
+)
 
 // Ticket is one endpoint's work: a table, then either a token range or
-// one partition key (optionally with a clustering slice).
+// up to keysPerTicket partition keys (optionally with a clustering
+// slice), the read time and the snapshot epoch.
 type Ticket struct {
-	Version  int      `json:"v"`
 	Keyspace string   `json:"ks"`
 	Table    string   `json:"t"`
 	Columns  []string `json:"cols,omitempty"`
 	// Range is (start, end] in tokens; Start == End is the whole ring.
 	Range *[2]Token `json:"range,omitempty"`
-	// Keys are serialized partition keys (base64 in JSON), read in this
-	// order in one stream: an IN list costs one stream, not one per key.
+	// Keys are serialized partition keys (base64 in JSON), distinct and
+	// in ring order, read in turn in one stream: an IN list costs one
+	// stream, not one per key.
 	Keys  [][]byte     `json:"keys,omitempty"`
 	Slice *TicketSlice `json:"slice,omitempty"`
 	Limit int64        `json:"limit,omitempty"`
@@ -28,8 +57,8 @@ type Ticket struct {
 	// so every endpoint of one query expires TTLs at the same instant.
 	Now int64 `json:"now"`
 	// Epoch names the snapshot epoch the query was planned on, so every
-	// endpoint reads the same SSTables. Absent: the table's current one.
-	Epoch string `json:"epoch,omitempty"`
+	// endpoint reads the same SSTables.
+	Epoch string `json:"epoch"`
 }
 
 // TicketSlice is a clustering slice with serialized values.
@@ -42,34 +71,97 @@ type TicketSlice struct {
 	HasEnd    bool     `json:"has_end,omitempty"`
 }
 
-// Encode serializes the ticket.
-func (t *Ticket) Encode() []byte {
+// seal writes a ticket in its envelope, signed with the signing key.
+func (k *ticketKeys) seal(t *Ticket) ([]byte, error) {
 	// Only strings, numbers and byte slices: Marshal cannot fail.
-	b, _ := json.Marshal(t)
-	return b
+	payload, _ := json.Marshal(t)
+	b := make([]byte, 0, ticketHeader+len(payload)+ticketMAC)
+	b = append(b, ticketMagic...)
+	b = append(b, TicketVersion)
+	b = append(b, payload...)
+	return k.sign(b), nil
 }
 
-// DecodeTicket reads a ticket and checks its shape.
-func DecodeTicket(b []byte) (*Ticket, error) {
+// open verifies a sealed ticket and only then decodes and checks it.
+func (k *ticketKeys) open(b []byte) (*Ticket, error) {
+	payload, err := k.verify(b)
+	if err != nil {
+		return nil, err
+	}
+	return decodePayload(payload)
+}
+
+// verify checks a ticket's envelope and MAC and returns its payload.
+func (k *ticketKeys) verify(b []byte) ([]byte, error) {
+	switch {
+	case len(b) > maxTicketBytes:
+		return nil, fmt.Errorf("read ticket: %d bytes, over the %d of any ticket this server issues", len(b), maxTicketBytes)
+	case len(b) < ticketHeader+ticketMAC || string(b[:len(ticketMagic)]) != ticketMagic:
+		return nil, fmt.Errorf("read ticket: not a ticket a plan of this server issued (%d bytes)", len(b))
+	case b[len(ticketMagic)] != TicketVersion:
+		return nil, fmt.Errorf("read ticket: version %d, this server reads version %d: plan the query again", b[len(ticketMagic)], TicketVersion)
+	}
+	body := b[:len(b)-ticketMAC]
+	if !k.verifies(body, b[len(body):]) {
+		return nil, fmt.Errorf("read ticket: its signature does not verify: it was altered, or issued by a server without this one's ticket key (a restart without --ticket-key-file changes the key): plan the query again")
+	}
+	return body[ticketHeader:], nil
+}
+
+// decodePayload reads a verified payload and checks its shape.
+func decodePayload(payload []byte) (*Ticket, error) {
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.DisallowUnknownFields()
 	var t Ticket
-	if err := json.Unmarshal(b, &t); err != nil {
+	if err := dec.Decode(&t); err != nil {
 		return nil, fmt.Errorf("read ticket: %w", err)
 	}
-	switch {
-	case t.Version != TicketVersion:
-		return nil, fmt.Errorf("read ticket: version %d, this server reads version %d", t.Version, TicketVersion)
-	case t.Keyspace == "" || t.Table == "":
-		return nil, fmt.Errorf("read ticket: no keyspace or table")
-	case (t.Range == nil) == (t.Keys == nil):
-		return nil, fmt.Errorf("read ticket: exactly one of a token range and keys is required")
-	case t.Keys != nil && len(t.Keys) == 0:
-		return nil, fmt.Errorf("read ticket: empty key list")
-	case t.Slice != nil && t.Keys == nil:
-		return nil, fmt.Errorf("read ticket: a slice needs keys")
-	case t.Limit < 0:
-		return nil, fmt.Errorf("read ticket: negative limit")
-	case t.Now <= 0:
-		return nil, fmt.Errorf("read ticket: no read time")
+	if dec.More() {
+		return nil, fmt.Errorf("read ticket: data after the ticket")
+	}
+	if err := t.checkShape(); err != nil {
+		return nil, err
 	}
 	return &t, nil
+}
+
+// checkShape checks what a ticket may ask that needs no table: the
+// planner issues nothing else, so this holds even if a ticket key
+// leaked. The table's own checks (key and clustering values against
+// their types, columns) are table.checkTicket's.
+func (t *Ticket) checkShape() error {
+	switch {
+	case t.Keyspace == "" || t.Table == "":
+		return fmt.Errorf("read ticket: no keyspace or table")
+	case (t.Range == nil) == (t.Keys == nil):
+		return fmt.Errorf("read ticket: exactly one of a token range and keys is required")
+	case t.Keys != nil && len(t.Keys) == 0:
+		return fmt.Errorf("read ticket: empty key list")
+	case len(t.Keys) > keysPerTicket:
+		return fmt.Errorf("read ticket: %d keys, at most %d", len(t.Keys), keysPerTicket)
+	case t.Slice != nil && t.Keys == nil:
+		return fmt.Errorf("read ticket: a slice needs keys")
+	case t.Slice != nil && (!t.Slice.HasStart && len(t.Slice.Start) > 0 || !t.Slice.HasEnd && len(t.Slice.End) > 0):
+		return fmt.Errorf("read ticket: slice values of an absent bound")
+	case t.Limit < 0:
+		return fmt.Errorf("read ticket: negative limit")
+	case t.Now <= 0:
+		return fmt.Errorf("read ticket: no read time")
+	case t.Epoch == "":
+		return fmt.Errorf("read ticket: no snapshot epoch")
+	}
+	// Distinct and in ring order, as the planner writes them: a key is
+	// read once however the ticket was made.
+	prevToken := int64(0)
+	for i, k := range t.Keys {
+		if len(k) > maxKeyBytes {
+			return fmt.Errorf("read ticket: key %d: %d bytes, over Cassandra's %d", i, len(k), maxKeyBytes)
+		}
+		tok := sstable.Murmur3Token(k)
+		if i > 0 && sstable.CompareDecorated(prevToken, t.Keys[i-1], tok, k) >= 0 {
+			return fmt.Errorf("read ticket: key %d repeats a key or is out of ring order", i)
+		}
+		prevToken = tok
+	}
+	return nil
 }

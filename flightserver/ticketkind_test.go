@@ -6,93 +6,133 @@ import (
 	"testing"
 )
 
-// TestIsCommandByStructure: a command is told from a ticket by its
-// top-level version member, never by the word appearing in names or
-// values.
-func TestIsCommandByStructure(t *testing.T) {
-	named := (&Ticket{Version: TicketVersion, Keyspace: "version", Table: "version", Columns: []string{"version", "v"},
-		Keys: [][]byte{[]byte(`"version"`)}, Now: 1, Epoch: "version"}).Encode()
-	sliced := (&Ticket{Version: TicketVersion, Keyspace: "ks", Table: "t", Keys: [][]byte{{1}},
-		Slice: &TicketSlice{Start: [][]byte{[]byte(`{"version":1}`)}, HasStart: true}, Now: 1}).Encode()
+// testKeys are ticket keys for tests of the package.
+func testKeys(t testing.TB) *ticketKeys {
+	t.Helper()
+	k, err := loadTicketKeys("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// TestTicketOrCommand: a ticket is told from a command by its first
+// bytes, never by the word version appearing in names or values, and a
+// sealed ticket opens to what was sealed.
+func TestTicketOrCommand(t *testing.T) {
+	keys := testKeys(t)
+	named := &Ticket{Keyspace: "version", Table: "version", Columns: []string{"version", "v"},
+		Keys: [][]byte{[]byte(`"version"`)}, Now: 1, Epoch: "version"}
+	sliced := &Ticket{Keyspace: "ks", Table: "t", Keys: [][]byte{{1}},
+		Slice: &TicketSlice{Start: [][]byte{[]byte(`{"version":1}`)}, HasStart: true}, Now: 1, Epoch: "e"}
+	for _, tk := range []*Ticket{named, sliced} {
+		b, err := keys.seal(tk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !isTicket(b) || isCommand(b) {
+			t.Errorf("sealed %+v: isTicket %v, isCommand %v", tk, isTicket(b), isCommand(b))
+		}
+		got, err := keys.open(b)
+		if err != nil {
+			t.Fatalf("open %q: %v", b, err)
+		}
+		gb, _ := json.Marshal(got)
+		wb, _ := json.Marshal(tk)
+		if !bytes.Equal(gb, wb) {
+			t.Errorf("opened %s, sealed %s", gb, wb)
+		}
+	}
 	for _, c := range []struct {
 		in   string
 		want bool
 	}{
-		{string(named), false},
-		{string(sliced), false},
-		{`{"v":1,"ks":"ks","t":"version","range":["1","2"],"now":5}`, false},
-		{`{"v":1,"ks":"ks","t":"t","cols":["version"],"range":["1","2"],"now":5}`, false},
-		{`{"v":1,"ks":"ks","t":"t","nested":{"version":1},"range":["1","2"],"now":5}`, false},
-		{`{"v":1,"ks":"ks","t":"t","list":[{"version":1},"version"],"now":5}`, false},
-		{`{"v":1,"ks":"ks\"version\"","t":"t","now":5}`, false},
 		{`{"version":1,"keyspace":"ks","table":"t","keys":[{"k":1}]}`, true},
 		{`{"keyspace":"version","table":"version","columns":["version"],"keys":[{"version":1}],"version":1}`, true},
 		{` { "keyspace" : "ks" , "version" : 1 } `, true},
-		{`{"Version":1,"keyspace":"ks","table":"t"}`, true},
-		{`{"vers\u0069on":1,"keyspace":"ks","table":"t"}`, true},
-		{`{"keyspace":"ks","table":"t","keys":[{"version":1}]}`, false},
+		{`{"keyspace":"ks","table":"t"}`, true},                       // a command; ParseCommand says what it lacks
+		{`{"v":1,"ks":"ks","t":"t","range":["1","2"],"now":5}`, true}, // a version 1 ticket is no ticket now
 		{`["version"]`, false},
 		{`"version"`, false},
 		{``, false},
-		{`{"version`, false},
+		{"sstf\x02{}", false},
 	} {
 		if got := isCommand([]byte(c.in)); got != c.want {
 			t.Errorf("isCommand(%s) = %v, want %v", c.in, got, c.want)
 		}
+		if isTicket([]byte(c.in)) && isCommand([]byte(c.in)) {
+			t.Errorf("%s: both a ticket and a command", c.in)
+		}
 	}
 }
 
-// FuzzIsCommand: for every JSON object, isCommand agrees with
-// encoding/json on whether a top-level member would fill the command's
-// version field.
-func FuzzIsCommand(f *testing.F) {
+// FuzzTicketOrCommand: no input is both a ticket and a command; every
+// JSON object is a command; every sealed ticket, whatever it holds, is
+// a ticket that opens, and no edit of one byte of it does.
+func FuzzTicketOrCommand(f *testing.F) {
 	for _, s := range []string{
 		`{"version":1,"keyspace":"ks","table":"t","keys":[{"k":1}]}`,
-		`{"v":1,"ks":"version","t":"version","cols":["version"],"range":["1","2"],"now":5}`,
-		`{"a":{"version":1},"b":["version",{"version":2}],"c":"\"version\""}`,
-		`{"VERSION":1}`,
-		`{"vers\u0069on":1}`,
-		`{"a\\":"version"}`,
+		` {"a":{"version":1}}`,
+		"sstf\x02{\"ks\":\"k\"}",
+		"version",
 	} {
-		f.Add([]byte(s))
+		f.Add([]byte(s), uint16(0))
 	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(b, &m) != nil || m == nil {
-			isCommand(b) // only: never panic
-			return
+	keys := testKeys(f)
+	f.Fuzz(func(t *testing.T, b []byte, at uint16) {
+		if isTicket(b) && isCommand(b) {
+			t.Fatalf("%q: both a ticket and a command", b)
 		}
-		want := false
-		for k := range m {
-			if bytes.EqualFold([]byte(k), []byte(commandVersionMember)) {
-				want = true
-			}
+		if json.Valid(b) && bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{")) && !isCommand(b) {
+			t.Fatalf("%q: a JSON object that is no command", b)
 		}
-		if got := isCommand(b); got != want {
-			t.Fatalf("isCommand(%q) = %v, encoding/json finds a version member: %v", b, got, want)
+		if !isTicket(b) {
+			keys.open(b) // only: never panic
+		}
+		// b as a ticket's names: sealed, it is a ticket and opens;
+		// one byte changed anywhere, it does not.
+		tk := &Ticket{Keyspace: "ks", Table: string(b), Columns: []string{string(b)}, Range: &[2]Token{1, 2}, Now: 1, Epoch: "e"}
+		sealed, err := keys.seal(tk)
+		if err != nil {
+			return // too large to issue
+		}
+		if !isTicket(sealed) || isCommand(sealed) {
+			t.Fatalf("sealed %q: not told as a ticket", sealed)
+		}
+		if _, err := keys.open(sealed); err != nil && tk.Table != "" {
+			t.Fatalf("sealed %q does not open: %v", sealed, err)
+		}
+		edited := bytes.Clone(sealed)
+		edited[int(at)%len(edited)] ^= 1 << (at % 8)
+		if _, err := keys.open(edited); err == nil {
+			t.Fatalf("%q, edited at %d, opens", sealed, int(at)%len(edited))
 		}
 	})
 }
 
-// BenchmarkIsCommand: telling a command from a ticket costs next to
-// nothing beside decoding either.
-func BenchmarkIsCommand(b *testing.B) {
-	command := []byte(`{"version":1,"keyspace":"bench","table":"narrow","keys":[{"key":"key-0000000042"}]}`)
-	ticket := (&Ticket{Version: TicketVersion, Keyspace: "bench", Table: "narrow", Columns: []string{"k", "v"},
-		Keys: [][]byte{[]byte("key-0000000042")}, Now: 1700000000, Epoch: "e1"}).Encode()
-	b.Run("command", func(b *testing.B) {
+// BenchmarkTicket: sealing at planning and opening at DoGet cost little
+// beside the rest of a point read.
+func BenchmarkTicket(b *testing.B) {
+	keys := testKeys(b)
+	tk := &Ticket{Keyspace: "bench", Table: "narrow", Columns: []string{"k", "v"},
+		Keys: [][]byte{[]byte("key-0000000042")}, Now: 1700000000, Epoch: "e1"}
+	sealed, err := keys.seal(tk)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("seal", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if !isCommand(command) {
-				b.Fatal("not a command")
+			if _, err := keys.seal(tk); err != nil {
+				b.Fatal(err)
 			}
 		}
 	})
-	b.Run("ticket", func(b *testing.B) {
+	b.Run("open", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if isCommand(ticket) {
-				b.Fatal("not a ticket")
+			if _, err := keys.open(sealed); err != nil {
+				b.Fatal(err)
 			}
 		}
 	})

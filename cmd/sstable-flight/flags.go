@@ -51,6 +51,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	// The admin port's guard: Flight's TLS and token, pprof off.
 	fs.BoolVar(&cfg.Pprof, "pprof", false, "serve /debug/pprof/ on the admin port (behind the token and client certificate, as Flight)")
 	fs.BoolVar(&cfg.MetricsOpen, "metrics-open", false, "serve /metrics without the token and client certificate Flight requires (for scrapers that send neither; TLS stays)")
+	fs.StringVar(&cfg.TicketKeyFile, "ticket-key-file", "", fmt.Sprintf("file of the keys tickets are signed with, one a line in hex (%d bytes or more: openssl rand -hex %d), shared by a cluster; the first signs, all verify (default: a random key per process)", flightserver.MinTicketKeyBytes, flightserver.MinTicketKeyBytes))
 	fs.DurationVar(&o.drain, "drain-timeout", 30*time.Second, "on SIGTERM, how long running streams may finish")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.cassandra, "cassandra", "", "local Cassandra node HOST:PORT (CQL) to read schemas from; without it schema.cql files, else SSTable headers")
@@ -98,6 +99,7 @@ var configFlags = map[string]string{
 	"TLSCert":            "tls-cert",
 	"TLSKey":             "tls-key",
 	"ClientCA":           "tls-client-ca",
+	"TicketKeyFile":      "ticket-key-file",
 	"KeyCacheBytes":      "key-cache-bytes",
 	"ChunkCacheBytes":    "chunk-cache-bytes",
 	"Snapshot.Mode":      "snapshot-mode",

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,6 +48,10 @@ func TestFlagsApplyNoDefaults(t *testing.T) {
 // the flag the operator typed, before anything starts.
 func TestRefusedFlagsAreNamed(t *testing.T) {
 	data := t.TempDir()
+	emptyKeys := filepath.Join(t.TempDir(), "ticket.key")
+	if err := os.WriteFile(emptyKeys, []byte(" \n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	d := func(args ...string) []string {
 		return append([]string{"--data-dir", data, "--snapshot-mode", "live"}, args...)
 	}
@@ -70,6 +75,7 @@ func TestRefusedFlagsAreNamed(t *testing.T) {
 		{d("--tls-cert", "c.pem"), "--tls-key: required with a TLS certificate"},
 		{d("--tls-key", "k.pem"), "--tls-cert: required with a TLS key"},
 		{d("--tls-client-ca", "ca.pem"), "--tls-cert: required with a client CA"},
+		{d("--ticket-key-file", emptyKeys), "--ticket-key-file " + emptyKeys + ": no key"},
 		{d("--log-level", "loud"), "read --log-level"},
 		{d("extra"), `unexpected argument "extra"`},
 	} {
