@@ -101,12 +101,23 @@ func ParseCommand(b []byte) (*Command, error) {
 	return c, nil
 }
 
-// decodeCommand reads any command with encoding/json.
+// decodeCommand reads any command with encoding/json, as exactly one
+// JSON object with each member once: data after it (a second command,
+// anything but whitespace), which a Decoder leaves unread, and a member
+// given twice, of which encoding/json keeps the last, are refused, as
+// parseCommandFast refuses them.
 func decodeCommand(b []byte) (*Command, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var c Command
 	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("read command: %w", err)
+	}
+	end := dec.InputOffset()
+	if len(bytes.TrimLeft(b[end:], " \t\r\n")) > 0 {
+		return nil, fmt.Errorf("read command: data after the command, at offset %d: send one JSON object", end)
+	}
+	if err := checkMembersOnce(b); err != nil {
 		return nil, fmt.Errorf("read command: %w", err)
 	}
 	return &c, nil
