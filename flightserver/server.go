@@ -7,7 +7,7 @@ import (
 	"net"
 	"net/http"
 
-	"github.com/apache/arrow-go/v18/arrow/flight"
+	flightgen "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
@@ -80,13 +80,16 @@ func New(cfg Config) (*Server, error) {
 		// stack as it grew (runtime.newstack/copystack: 8% of the
 		// server's CPU under 32 concurrent point reads).
 		grpc.NumStreamWorkers(uint32(streamWorkers(cfg.MaxStreams))),
+		// A request that does not decode is INVALID_ARGUMENT, not
+		// INTERNAL (undecodable.go).
+		grpc.ForceServerCodecV2(newRequestCodec()),
 	}
 	if cfg.tlsConf != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.tlsConf)))
 	}
 	s := &Server{cfg: cfg, svc: svc, grpc: grpc.NewServer(opts...), health: health.NewServer()}
-	flight.RegisterFlightServiceServer(s.grpc, svc)
-	healthpb.RegisterHealthServer(s.grpc, s.health)
+	s.grpc.RegisterService(invalidWhenUndecodable(&flightgen.FlightService_ServiceDesc), svc)
+	s.grpc.RegisterService(invalidWhenUndecodable(&healthpb.Health_ServiceDesc), s.health)
 
 	s.admin = newAdmin(cfg, m.reg)
 	return s, nil
