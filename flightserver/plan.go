@@ -73,20 +73,33 @@ func splitRange(start, end int64, n int) [][2]int64 {
 }
 
 // keysPerTicket bounds the partition keys one endpoint reads: an IN list
-// of up to this many keys is a single stream.
-const keysPerTicket = 256
+// of up to this many keys is a single stream. ticketKeyBytes bounds
+// their bytes, so that a ticket of long keys stays under maxTicketBytes
+// (base64 makes 4 bytes of 3): a list of long keys gets more endpoints.
+const (
+	keysPerTicket  = 256
+	ticketKeyBytes = 512 << 10
+)
 
-// maxKeyBytes is Cassandra's limit on a serialized partition key (its
-// length is an unsigned short on disk): no longer key can be in an
-// SSTable, so a command asking for one is refused.
+// maxKeyBytes is Cassandra's limit on a serialized partition key, and on
+// a clustering value (their lengths are unsigned shorts on disk): no
+// longer one can be in an SSTable, so a command asking for one is
+// refused.
 const maxKeyBytes = 65535
 
-// groupKeys cuts keys, in order, into the key lists of tickets of at
-// most keysPerTicket keys each.
+// groupKeys cuts keys, in order, into the key lists of tickets: at most
+// keysPerTicket keys and ticketKeyBytes bytes each (a single key is
+// never longer: it is at most maxKeyBytes).
 func groupKeys(keys [][]byte) [][][]byte {
 	var out [][][]byte
-	for lo := 0; lo < len(keys); lo += keysPerTicket {
-		out = append(out, keys[lo:min(lo+keysPerTicket, len(keys))])
+	for lo := 0; lo < len(keys); {
+		hi, size := lo, 0
+		for hi < len(keys) && hi-lo < keysPerTicket && (hi == lo || size+len(keys[hi]) <= ticketKeyBytes) {
+			size += len(keys[hi])
+			hi++
+		}
+		out = append(out, keys[lo:hi])
+		lo = hi
 	}
 	return out
 }
@@ -286,6 +299,9 @@ func encodeSlice(t *table, c *ClusteringSlice) (*TicketSlice, error) {
 			v, err := encodeValue(t.clustering[j], raw)
 			if err != nil {
 				return nil, fmt.Errorf("clustering bound value %d: %w", j, err)
+			}
+			if len(v) > maxKeyBytes {
+				return nil, fmt.Errorf("clustering bound value %d: %d bytes serialized, over Cassandra's %d", j, len(v), maxKeyBytes)
 			}
 			vals[j] = v
 		}

@@ -33,8 +33,11 @@ const (
 	ticketMagic   = "sstf"
 	ticketHeader  = len(ticketMagic) + 1
 	ticketMAC     = sha256.Size
-	// maxTicketBytes bounds a ticket: DoGet refuses a larger one before
-	// hashing it.
+	// maxTicketBytes bounds a ticket, sealed: the planner never issues a
+	// larger one (it splits long key lists by their bytes, ticketKeyBytes,
+	// and refuses what still does not fit) and DoGet refuses a larger one
+	// before hashing it. It is well under gRPC's default 4 MiB limit on a
+	// received message, so every ticket issued can be sent back.
 	maxTicketBytes = 1 << 20
 )
 
@@ -71,11 +74,17 @@ type TicketSlice struct {
 	HasEnd    bool     `json:"has_end,omitempty"`
 }
 
-// seal writes a ticket in its envelope, signed with the signing key.
+// seal writes a ticket in its envelope, signed with the signing key. A
+// ticket over maxTicketBytes is refused: DoGet would refuse it back.
 func (k *ticketKeys) seal(t *Ticket) ([]byte, error) {
 	// Only strings, numbers and byte slices: Marshal cannot fail.
 	payload, _ := json.Marshal(t)
-	b := make([]byte, 0, ticketHeader+len(payload)+ticketMAC)
+	n := ticketHeader + len(payload) + ticketMAC
+	if n > maxTicketBytes {
+		return nil, fmt.Errorf("plan ticket of %s.%s: %d bytes, over the %d a ticket may hold (long clustering bounds or keys: send shorter ones)",
+			t.Keyspace, t.Table, n, maxTicketBytes)
+	}
+	b := make([]byte, 0, n)
 	b = append(b, ticketMagic...)
 	b = append(b, TicketVersion)
 	b = append(b, payload...)

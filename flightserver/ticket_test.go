@@ -12,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
@@ -186,6 +189,37 @@ func TestDuplicateKeysPlanOnce(t *testing.T) {
 	// Sent to DoGet as its own ticket: the same single read.
 	if n, err := countRows(ctx, ts, d.Cmd); err != nil || n != 1 {
 		t.Fatalf("the command as a ticket: %d rows (%v), want 1", n, err)
+	}
+}
+
+// TestNoTicketLargerThanAccepted: the planner never issues a ticket that
+// its own DoGet refuses. Before, 180 keys of 19,500 bytes (a 3.5 MB
+// command) planned one 4.7 MB ticket, over gRPC's 4 MiB receive limit:
+// RESOURCE_EXHAUSTED on DoGet. Now long keys get more endpoints, each
+// under the ticket limit, and every one reads. (The client takes large
+// responses, as pyarrow's does: the FlightInfo echoes the command.)
+func TestNoTicketLargerThanAccepted(t *testing.T) {
+	ts := startServer(t, "oa")
+	ctx := context.Background()
+	client, err := flight.NewClientWithMiddleware(ts.addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	ts = &testServer{srv: ts.srv, addr: ts.addr, mem: ts.mem, client: client}
+	var keys []any
+	for i := range 180 {
+		keys = append(keys, map[string]any{"tenant": fmt.Sprintf("%05d", i) + strings.Repeat("t", 19_500), "bucket": 1})
+	}
+	info, err := ts.client.GetFlightInfo(ctx, cmd(t, map[string]any{"version": 1, "keyspace": "corpus", "table": "clustered", "keys": keys}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ep := range info.Endpoint {
+		if n, err := countRows(ctx, ts, ep.Ticket.Ticket); err != nil || n != 0 {
+			t.Fatalf("endpoint %d of %d, a ticket of %d bytes: %d rows, %v", i, len(info.Endpoint), len(ep.Ticket.Ticket), n, err)
+		}
 	}
 }
 

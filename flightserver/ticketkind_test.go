@@ -137,3 +137,42 @@ func BenchmarkTicket(b *testing.B) {
 		}
 	})
 }
+
+// TestTicketSizeBound: long keys are grouped so every ticket stays under
+// maxTicketBytes, and a ticket that cannot (clustering bounds of many
+// long values) is refused at planning, never issued.
+func TestTicketSizeBound(t *testing.T) {
+	keys := testKeys(t)
+	long := make([][]byte, 300)
+	for i := range long {
+		long[i] = append(bytes.Repeat([]byte{'k'}, maxKeyBytes-2), byte(i>>8), byte(i))
+	}
+	sortByToken(long) // as planning orders them
+	groups := groupKeys(long)
+	n := 0
+	for _, g := range groups {
+		n += len(g)
+		b, err := keys.seal(&Ticket{Keyspace: "ks", Table: "t", Keys: g, Now: 1, Epoch: "e"})
+		if err != nil {
+			t.Fatalf("a group of %d long keys: %v", len(g), err)
+		}
+		if _, err := keys.open(b); err != nil {
+			t.Fatalf("a group of %d long keys does not open: %v", len(g), err)
+		}
+	}
+	if n != len(long) || len(groups) < 2 {
+		t.Fatalf("%d keys in %d groups", n, len(groups))
+	}
+	if g := groupKeys(make([][]byte, 600)); len(g) != 3 || len(g[0]) != keysPerTicket {
+		t.Fatalf("600 short keys: %d groups", len(g))
+	}
+	big := make([][]byte, 8)
+	for i := range big {
+		big[i] = bytes.Repeat([]byte{'x'}, maxKeyBytes)
+	}
+	_, err := keys.seal(&Ticket{Keyspace: "ks", Table: "t", Keys: [][]byte{{1}}, Now: 1, Epoch: "e",
+		Slice: &TicketSlice{HasStart: true, Start: big, HasEnd: true, End: big}})
+	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("a ticket may hold")) {
+		t.Fatalf("a ticket over the limit: %v", err)
+	}
+}
