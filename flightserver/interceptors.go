@@ -32,16 +32,23 @@ func rpcName(method string) string { return method[strings.LastIndexByte(method,
 
 // observe turns err into a status, counts and times the RPC, and logs a
 // failure that is the server's concern (not a client's cancel, a missing
-// table or a bad request). NB: start and the latency are real time
-// (time.Now, never Config.Now): a latency is how long the RPC took, which
-// an injected clock does not change.
+// table or a bad request), rate-limited per status code (logLimiter), so
+// that a flood of failing calls, unauthenticated ones first, writes a
+// line every few seconds rather than one a call. NB: start and the
+// latency are real time (time.Now, never Config.Now): a latency is how
+// long the RPC took, which an injected clock does not change.
 func (s *service) observe(method string, start time.Time, err error) error {
 	err = toStatus(err)
 	name := rpcName(method)
-	s.metrics.requests.WithLabelValues(name, status.Code(err).String()).Inc()
+	code := status.Code(err)
+	s.metrics.requests.WithLabelValues(name, code.String()).Inc()
 	s.metrics.latency.WithLabelValues(name).Observe(time.Since(start).Seconds())
-	if err != nil && status.Code(err) != codes.Canceled && status.Code(err) != codes.NotFound && status.Code(err) != codes.InvalidArgument {
-		s.log.Warn("rpc failed", "rpc", name, "err", err)
+	if err != nil && code != codes.Canceled && code != codes.NotFound && code != codes.InvalidArgument {
+		if ok, held := s.failureLog.allow(code); ok && held > 0 {
+			s.log.Warn("rpc failed", "rpc", name, "err", err, "suppressed", held)
+		} else if ok {
+			s.log.Warn("rpc failed", "rpc", name, "err", err)
+		}
 	}
 	return err
 }

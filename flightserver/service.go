@@ -23,6 +23,8 @@ type service struct {
 	log     *slog.Logger
 	headers schemaHeaders // DoGet streams' schema messages
 	keys    *ticketKeys   // sign the tickets planned, verify those given
+	// failureLog rate-limits the log lines of failed RPCs (observe).
+	failureLog *logLimiter
 }
 
 // command reads a descriptor: PATH [keyspace, table] or a JSON command.
