@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"time"
 
 	flightgen "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
 	"google.golang.org/grpc"
