@@ -114,10 +114,15 @@ func (s *Server) Serve(lis net.Listener) error {
 // ServeAdmin serves /metrics, and /debug/pprof when Config.Pprof, on
 // lis until Shutdown: over TLS when Flight has it (newAdmin).
 func (s *Server) ServeAdmin(lis net.Listener) error {
-	s.cfg.Logger.Info("serving admin", "addr", lis.Addr().String(), "tls", s.admin.TLSConfig != nil,
+	// NB: TLS is decided by the Config, not by s.admin.TLSConfig, which
+	// http.Server.Serve fills in itself (HTTP/2's NextProtos): a second
+	// ServeAdmin on another listener then took a plaintext server for a
+	// TLS one and returned at once, leaving its listener unserved.
+	useTLS := s.cfg.tlsConf != nil
+	s.cfg.Logger.Info("serving admin", "addr", lis.Addr().String(), "tls", useTLS,
 		"pprof", s.cfg.Pprof, "metrics_open", s.cfg.MetricsOpen)
 	var err error
-	if s.admin.TLSConfig != nil {
+	if useTLS {
 		err = s.admin.ServeTLS(lis, "", "") // the certificate is in TLSConfig
 	} else {
 		err = s.admin.Serve(lis)
