@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"runtime"
 	"strconv"
@@ -84,6 +85,28 @@ type Config struct {
 	// of BIG SSTables, so a warm read skips its Index.db scan (default
 	// DefaultKeyCacheBytes, ~70,000 short keys; negative: none).
 	KeyCacheBytes int64
+
+	// Limits on what clients may make the server hold, so that memory
+	// is bounded by these values whatever they send (docs/operations.md,
+	// "Limits", derives the bound).
+	//
+	// MaxRequestBytes bounds one request message: a ticket, a command,
+	// an action's body. gRPC refuses a larger one with RESOURCE_EXHAUSTED
+	// before reading it (default DefaultMaxRequestBytes); the server never
+	// issues a ticket larger than it accepts.
+	MaxRequestBytes int
+	// MaxDecodeBytes bounds the request bytes being decoded and planned
+	// at once, server-wide, each request weighing its size; a request
+	// beyond it waits up to AdmissionWait, then UNAVAILABLE (default 2 ×
+	// MaxRequestBytes; at least MaxRequestBytes).
+	MaxDecodeBytes int
+	// MaxRequests bounds the RPCs in progress, admitted or waiting; one
+	// more is refused at once with UNAVAILABLE, before its message is
+	// read (default 64 + 4 × MaxStreams).
+	MaxRequests int
+	// MaxConnStreams bounds one connection's concurrent streams, HTTP/2's
+	// SETTINGS_MAX_CONCURRENT_STREAMS (default DefaultMaxConnStreams).
+	MaxConnStreams int
 }
 
 // Config's defaults (MaxStreams' depends on the CPUs: 2 per CPU).
@@ -93,6 +116,9 @@ const (
 	DefaultBatchBytes      = 2 << 20
 	DefaultChunkCacheBytes = 64 << 20
 	DefaultKeyCacheBytes   = 8 << 20
+
+	DefaultMaxRequestBytes = 1 << 20
+	DefaultMaxConnStreams  = 100
 )
 
 // ConfigError is a Config value New refuses. Field is spelled as in
@@ -172,6 +198,38 @@ func (c *Config) resolve() error {
 		c.Schemas = NewCatalogSchemas(catalog.New(catalog.Options{Now: c.Now}))
 	}
 	c.Snapshot.DataDir, c.Snapshot.Now = c.DataDir, c.Now
+	return c.resolveLimits()
+}
+
+// resolveLimits applies the defaults of the limits and checks them, for
+// resolve (after MaxStreams, which MaxRequests' default follows).
+func (c *Config) resolveLimits() error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"MaxRequestBytes", c.MaxRequestBytes}, {"MaxDecodeBytes", c.MaxDecodeBytes}, {"MaxRequests", c.MaxRequests}, {"MaxConnStreams", c.MaxConnStreams}} {
+		if f.v < 0 {
+			return &ConfigError{f.name, strconv.Itoa(f.v), "must not be negative (0: the default)"}
+		}
+	}
+	if c.MaxConnStreams > math.MaxInt32 {
+		return &ConfigError{"MaxConnStreams", strconv.Itoa(c.MaxConnStreams), "must be at most " + strconv.Itoa(math.MaxInt32)}
+	}
+	if c.MaxRequestBytes == 0 {
+		c.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if c.MaxDecodeBytes == 0 {
+		c.MaxDecodeBytes = 2 * c.MaxRequestBytes
+	}
+	if c.MaxDecodeBytes < c.MaxRequestBytes {
+		return &ConfigError{"MaxDecodeBytes", strconv.Itoa(c.MaxDecodeBytes), "must be at least MaxRequestBytes (" + strconv.Itoa(c.MaxRequestBytes) + "), or the largest request could never be read"}
+	}
+	if c.MaxRequests == 0 {
+		c.MaxRequests = 64 + 4*c.MaxStreams
+	}
+	if c.MaxConnStreams == 0 {
+		c.MaxConnStreams = DefaultMaxConnStreams
+	}
 	return nil
 }
 

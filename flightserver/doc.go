@@ -10,7 +10,10 @@
 // It composes snapshot, sstable and reconcile and owns everything gRPC and
 // Arrow. Config (config.go) is resolved once, by New: defaults applied
 // and values that cannot work refused with a ConfigError naming the
-// field, the snapshot.Config inside by snapshot.NewManager.
+// field, the snapshot.Config inside by snapshot.NewManager. What a
+// client can make the server hold is bounded by Config's limits
+// (limits.go, budget.go): request size, requests in progress, request
+// bytes being decoded; a DoGet decodes its ticket only once admitted.
 //
 // Arrow buffers come from a pool by size class (pool.go), shared by all
 // streams: a record batch frees its buffers once sent and the next batch,

@@ -51,8 +51,14 @@ func (s *service) drain(ctx context.Context, m *reconcile.Merger, b *batcher, t 
 // is read (ticket.go), or a command (docs/flight-api.md) that plans to a
 // single endpoint, which a client may send straight to DoGet to read a
 // few keys in one round trip. Their first bytes tell them apart
-// (ticketkind.go).
+// (ticketkind.go). Decoding costs many times the ticket's size, so it
+// spends the decoding budget.
 func (s *service) ticketOf(ctx context.Context, b []byte) (*Ticket, error) {
+	done, err := s.decoding.acquire(ctx, int64(len(b)+1))
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	if isTicket(b) {
 		t, err := s.keys.open(b)
 		if err != nil {
@@ -79,10 +85,8 @@ func (s *service) ticketOf(ctx context.Context, b []byte) (*Ticket, error) {
 
 func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetServer) error {
 	ctx := stream.Context()
-	t, err := s.ticketOf(ctx, tkt.GetTicket())
-	if err != nil {
-		return err
-	}
+	// The slot first: a stream that waits for one holds only its raw
+	// ticket, and one that is shed was never decoded nor planned.
 	release, err := s.adm.acquire(ctx)
 	if err != nil {
 		if err == errShed {
@@ -91,6 +95,10 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 		return err
 	}
 	defer release()
+	t, err := s.ticketOf(ctx, tkt.GetTicket())
+	if err != nil {
+		return err
+	}
 
 	// NB: the phase timings are real time (time.Now, never Config.Now),
 	// as latencies are.

@@ -21,6 +21,9 @@ type metrics struct {
 	rowsOut  prometheus.Counter
 	bytesOut prometheus.Counter
 	sheds    prometheus.Counter
+	// refused counts what the limits refused or cut, by limit
+	// (docs/operations.md, "Limits").
+	refused *prometheus.CounterVec
 }
 
 func newMetrics(adm *admission, snaps *snapshot.Manager, side *sidecar.Client, caches sstable.Options) *metrics {
@@ -40,13 +43,16 @@ func newMetrics(adm *admission, snaps *snapshot.Manager, side *sidecar.Client, c
 	m.rowsOut = prometheus.NewCounter(prometheus.CounterOpts{Name: "sstf_rows_out_total", Help: "Rows sent in DoGet streams."})
 	m.bytesOut = prometheus.NewCounter(prometheus.CounterOpts{Name: "sstf_bytes_out_total", Help: "Arrow buffer bytes sent in DoGet streams."})
 	m.sheds = prometheus.NewCounter(prometheus.CounterOpts{Name: "sstf_sheds_total", Help: "DoGet streams refused with UNAVAILABLE after waiting for a slot."})
+	m.refused = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sstf_limit_refusals_total", Help: "RPCs refused or cut by a limit: requests (MaxRequests in progress).",
+	}, []string{"limit"})
 	active := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_streams_active", Help: "DoGet streams holding a slot."},
 		func() float64 { return float64(adm.active.Load()) })
 	waiting := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_streams_waiting", Help: "DoGet streams waiting for a slot."},
 		func() float64 { return float64(adm.waiting.Load()) })
 	slots := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_streams_max", Help: "DoGet stream slots."},
 		func() float64 { return float64(cap(adm.slots)) })
-	m.reg.MustRegister(m.requests, m.latency, m.phase, m.rowsOut, m.bytesOut, m.sheds,
+	m.reg.MustRegister(m.requests, m.latency, m.phase, m.rowsOut, m.bytesOut, m.sheds, m.refused,
 		active, waiting, slots,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.reg.MustRegister(snapshotMetrics(snaps)...)

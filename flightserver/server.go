@@ -86,6 +86,9 @@ func New(cfg Config) (*Server, error) {
 		// INTERNAL (undecodable.go).
 		grpc.ForceServerCodecV2(newRequestCodec()),
 	}
+	// What a request may hold before it is admitted (limits.go).
+	svc.decoding = newBudget(int64(cfg.MaxDecodeBytes), cfg.AdmissionWait)
+	opts = append(opts, limitOptions(&cfg, newRequestLimit(cfg.MaxRequests, m.refused.WithLabelValues("requests")))...)
 	if cfg.tlsConf != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.tlsConf)))
 	}

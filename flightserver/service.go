@@ -25,6 +25,9 @@ type service struct {
 	keys    *ticketKeys   // sign the tickets planned, verify those given
 	// failureLog rate-limits the log lines of failed RPCs (observe).
 	failureLog *logLimiter
+	// decoding bounds the request bytes decoded and planned at once
+	// (Config.MaxDecodeBytes).
+	decoding *budget
 }
 
 // command reads a descriptor: PATH [keyspace, table] or a JSON command.
@@ -48,7 +51,22 @@ func command(d *flight.FlightDescriptor) (*Command, error) {
 	return nil, invalid(fmt.Errorf("read descriptor: unknown type %v", d.Type))
 }
 
+// decode takes the decoding budget for a descriptor's request bytes,
+// which its command's decoding and planning may then spend.
+func (s *service) decode(ctx context.Context, d *flight.FlightDescriptor) (func(), error) {
+	n := len(d.GetCmd()) + 1
+	for _, p := range d.GetPath() {
+		n += len(p)
+	}
+	return s.decoding.acquire(ctx, int64(n))
+}
+
 func (s *service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*flight.SchemaResult, error) {
+	done, err := s.decode(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	c, err := command(d)
 	if err != nil {
 		return nil, err
@@ -64,6 +82,11 @@ func (s *service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*f
 func (s *service) GetFlightInfo(ctx context.Context, d *flight.FlightDescriptor) (*flight.FlightInfo, error) {
 	start := time.Now() // a latency: real time, not Config.Now
 	defer func() { s.metrics.phase.WithLabelValues("plan").Observe(time.Since(start).Seconds()) }()
+	done, err := s.decode(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	c, err := command(d)
 	if err != nil {
 		return nil, err
@@ -83,6 +106,11 @@ func (s *service) plan(ctx context.Context, c *Command, d *flight.FlightDescript
 		ep, err := s.endpoint(t)
 		if err != nil {
 			return nil, err
+		}
+		// A ticket the server would refuse back is not issued.
+		if n := len(ep.Ticket.Ticket); n > s.cfg.MaxRequestBytes-ticketFraming {
+			return nil, invalid(fmt.Errorf("plan %s.%s: a ticket of %d bytes, over the %d a request may have (MaxRequestBytes): ask for fewer or shorter keys",
+				c.Keyspace, c.Table, n, s.cfg.MaxRequestBytes-ticketFraming))
 		}
 		info.Endpoint = append(info.Endpoint, ep)
 	}

@@ -64,6 +64,11 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	fs.Int64Var(&cfg.Snapshot.PinnedCap, "snapshot-pinned-cap", 0, "bytes that snapshots may keep of files Cassandra deleted before superseded ones retire early (0: no cap)")
 	fs.Int64Var(&cfg.KeyCacheBytes, "key-cache-bytes", flightserver.DefaultKeyCacheBytes, "partition positions kept for point reads of BIG SSTables (negative: none)")
 	fs.Int64Var(&cfg.ChunkCacheBytes, "chunk-cache-bytes", flightserver.DefaultChunkCacheBytes, "decompressed Data.db chunks kept for point reads (negative: none); filled by point reads only")
+	// Limits on what clients may make the server hold (docs/operations.md, "Limits").
+	fs.IntVar(&cfg.MaxRequestBytes, "max-request-bytes", flightserver.DefaultMaxRequestBytes, "largest request message (ticket, command, action body); larger ones are refused with RESOURCE_EXHAUSTED")
+	fs.IntVar(&cfg.MaxDecodeBytes, "max-decode-bytes", 0, "request bytes decoded and planned at once, server-wide (0: 2 × --max-request-bytes)")
+	fs.IntVar(&cfg.MaxRequests, "max-requests", 0, "RPCs in progress, admitted or waiting; more are refused with UNAVAILABLE (0: 64 + 4 × --max-streams)")
+	fs.IntVar(&cfg.MaxConnStreams, "max-conn-streams", flightserver.DefaultMaxConnStreams, "concurrent streams per connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS)")
 	fs.StringVar(&o.sidecarURL, "sidecar", "", "Cassandra Sidecar base URL, e.g. http://127.0.0.1:9043: snapshots are taken and read through it (no shared data directory); token from env SSTF_SIDECAR_TOKEN")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -109,6 +114,10 @@ var configFlags = map[string]string{
 	"Snapshot.PinnedCap": "snapshot-pinned-cap",
 	"Snapshot.Sidecar":   "sidecar",
 	"AuthTokenFile":      "auth-token-file",
+	"MaxRequestBytes":    "max-request-bytes",
+	"MaxDecodeBytes":     "max-decode-bytes",
+	"MaxRequests":        "max-requests",
+	"MaxConnStreams":     "max-conn-streams",
 }
 
 // authTokenEnv is the environment variable that may hold the bearer

@@ -30,6 +30,10 @@ func TestFlagsApplyNoDefaults(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := o.cfg
+		if c.MaxDecodeBytes != 0 || c.MaxRequests != 0 ||
+			c.MaxRequestBytes != flightserver.DefaultMaxRequestBytes || c.MaxConnStreams != flightserver.DefaultMaxConnStreams {
+			t.Errorf("%v: a limit's flag default is not its package's: %+v", args, c)
+		}
 		if c.DataDir != "" || c.MaxStreams != 0 || c.Snapshot.Window != 0 || c.Snapshot.Mode != "" || c.Snapshot.Dir != "" || c.Snapshot.PinnedCap != 0 {
 			t.Errorf("%v: the command applied a default: %+v", args, c)
 		}
@@ -72,6 +76,10 @@ func TestRefusedFlagsAreNamed(t *testing.T) {
 		{d("--max-streams", "-1"), "--max-streams -1: must not be negative"},
 		{d("--admission-wait", "-1s"), "--admission-wait -1s: must not be negative"},
 		{d("--batch-rows", "-1"), "--batch-rows -1: must not be negative"},
+		{d("--max-request-bytes", "-1"), "--max-request-bytes -1: must not be negative"},
+		{d("--max-decode-bytes", "1000", "--max-request-bytes", "2000"), "--max-decode-bytes 1000: must be at least MaxRequestBytes (2000)"},
+		{d("--max-requests", "-1"), "--max-requests -1: must not be negative"},
+		{d("--max-conn-streams", "-1"), "--max-conn-streams -1: must not be negative"},
 		{d("--tls-cert", "c.pem"), "--tls-key: required with a TLS certificate"},
 		{d("--tls-key", "k.pem"), "--tls-cert: required with a TLS key"},
 		{d("--tls-client-ca", "ca.pem"), "--tls-cert: required with a client CA"},

@@ -71,6 +71,16 @@ func startServer(t *testing.T, bin, data, snaps string) *server {
 	return s
 }
 
+// startProcess starts the binary with args and waits until it serves.
+func startProcess(t *testing.T, bin string, args []string) *server {
+	t.Helper()
+	s := spawn(t, bin, nil, args...)
+	if !s.waitServing(t) {
+		s.fatalf(t, "server exited before serving: %v", s.waitErr)
+	}
+	return s
+}
+
 // spawn starts the binary with args, and env added to the test's own;
 // it is killed at the test's end if still running.
 func spawn(t *testing.T, bin string, env []string, args ...string) *server {

@@ -1,0 +1,80 @@
+package flightserver
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/tap"
+)
+
+// The limits on what a client can make the server hold before (and
+// while) its request is admitted: docs/operations.md, "Limits", derives
+// the memory bound from them.
+
+const (
+	// maxHeaderListBytes bounds a request's metadata (gRPC's default
+	// is 16 MiB): a bearer token and a few headers need far less.
+	maxHeaderListBytes = 16 << 10
+	// requestWindow is the HTTP/2 window of each stream's request data,
+	// fixed so that a stream holds at most this much its handler has not
+	// read (gRPC's dynamic window grows up to 16 MiB). Requests are
+	// small; responses follow the client's window, not this one.
+	requestWindow = 64 << 10
+	// connRequestWindow is a connection's window for request data.
+	connRequestWindow = 16 * requestWindow
+	// maxHealthRequests bounds health checks in progress apart from
+	// MaxRequests, so that a flood of Flight RPCs does not fail the
+	// probes of a server that is working.
+	maxHealthRequests = 16
+	// ticketFraming is what a ticket adds to its bytes as a message (a
+	// field tag and a length), which MaxRequestBytes counts too.
+	ticketFraming = 8
+)
+
+// limitOptions are the gRPC options that bound what a request may hold.
+func limitOptions(cfg *Config, reqs *requestLimit) []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(cfg.MaxRequestBytes),
+		grpc.MaxConcurrentStreams(uint32(cfg.MaxConnStreams)),
+		grpc.MaxHeaderListSize(maxHeaderListBytes),
+		grpc.StaticStreamWindowSize(requestWindow),
+		grpc.StaticConnWindowSize(connRequestWindow),
+		grpc.InTapHandle(reqs.tap),
+	}
+}
+
+// requestLimit bounds the RPCs in progress (Config.MaxRequests), and
+// health checks apart. Its tap runs as a stream's headers arrive, before
+// any of its message is read: an RPC beyond the bound is refused then,
+// so it costs no more than its headers.
+type requestLimit struct {
+	flight, health atomic.Int64
+	max            int64
+	refused        prometheus.Counter
+}
+
+func newRequestLimit(max int, refused prometheus.Counter) *requestLimit {
+	return &requestLimit{max: int64(max), refused: refused}
+}
+
+// tap counts the RPC in until its stream ends: gRPC cancels a stream's
+// context when it ends, however it ends. NB: gRPC calls it with its
+// connection's lock held: it must not block.
+func (r *requestLimit) tap(ctx context.Context, info *tap.Info) (context.Context, error) {
+	n, max := &r.flight, r.max
+	if strings.HasPrefix(info.FullMethodName, "/grpc.health.") {
+		n, max = &r.health, maxHealthRequests
+	}
+	if n.Add(1) > max {
+		n.Add(-1)
+		r.refused.Inc()
+		return nil, status.Errorf(codes.Unavailable, "server busy: %d requests in progress (MaxRequests); retry later", max)
+	}
+	context.AfterFunc(ctx, func() { n.Add(-1) })
+	return ctx, nil
+}
