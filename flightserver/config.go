@@ -107,6 +107,28 @@ type Config struct {
 	// MaxConnStreams bounds one connection's concurrent streams, HTTP/2's
 	// SETTINGS_MAX_CONCURRENT_STREAMS (default DefaultMaxConnStreams).
 	MaxConnStreams int
+	// MaxConns caps the open client connections (default
+	// DefaultMaxConns): one more waits in the kernel's accept queue until
+	// one closes. Each takes a file descriptor, beside the SSTables'.
+	MaxConns int
+	// StreamStallTimeout is how long an RPC may wait for its client
+	// (default DefaultStreamStallTimeout): for its request message after
+	// the call's headers (then DEADLINE_EXCEEDED), and for the client to
+	// take each response message (then RESOURCE_EXHAUSTED, and, as gRPC
+	// frees what it queued for a client only with its connection, the
+	// connection is closed). Either way the RPC's slots are given back.
+	StreamStallTimeout time.Duration
+	// HandshakeTimeout bounds a new connection's TLS and HTTP/2
+	// handshake (default DefaultHandshakeTimeout).
+	HandshakeTimeout time.Duration
+	// ConnIdleTimeout closes a connection that had no RPC for this long
+	// (default DefaultConnIdleTimeout).
+	ConnIdleTimeout time.Duration
+	// ConnMaxAge, when set, closes each connection this long after it
+	// opened (a GOAWAY: clients reconnect), its RPCs given
+	// ConnMaxAgeGrace more (default DefaultConnMaxAgeGrace). Zero: no
+	// age.
+	ConnMaxAge, ConnMaxAgeGrace time.Duration
 }
 
 // Config's defaults (MaxStreams' depends on the CPUs: 2 per CPU).
@@ -117,8 +139,13 @@ const (
 	DefaultChunkCacheBytes = 64 << 20
 	DefaultKeyCacheBytes   = 8 << 20
 
-	DefaultMaxRequestBytes = 1 << 20
-	DefaultMaxConnStreams  = 100
+	DefaultMaxRequestBytes    = 1 << 20
+	DefaultMaxConnStreams     = 100
+	DefaultMaxConns           = 512
+	DefaultStreamStallTimeout = 30 * time.Second
+	DefaultHandshakeTimeout   = 10 * time.Second
+	DefaultConnIdleTimeout    = 5 * time.Minute
+	DefaultConnMaxAgeGrace    = time.Minute
 )
 
 // ConfigError is a Config value New refuses. Field is spelled as in
@@ -207,9 +234,19 @@ func (c *Config) resolveLimits() error {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"MaxRequestBytes", c.MaxRequestBytes}, {"MaxDecodeBytes", c.MaxDecodeBytes}, {"MaxRequests", c.MaxRequests}, {"MaxConnStreams", c.MaxConnStreams}} {
+	}{{"MaxRequestBytes", c.MaxRequestBytes}, {"MaxDecodeBytes", c.MaxDecodeBytes}, {"MaxRequests", c.MaxRequests},
+		{"MaxConnStreams", c.MaxConnStreams}, {"MaxConns", c.MaxConns}} {
 		if f.v < 0 {
 			return &ConfigError{f.name, strconv.Itoa(f.v), "must not be negative (0: the default)"}
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    time.Duration
+	}{{"StreamStallTimeout", c.StreamStallTimeout}, {"HandshakeTimeout", c.HandshakeTimeout}, {"ConnIdleTimeout", c.ConnIdleTimeout},
+		{"ConnMaxAge", c.ConnMaxAge}, {"ConnMaxAgeGrace", c.ConnMaxAgeGrace}} {
+		if f.v < 0 {
+			return &ConfigError{f.name, f.v.String(), "must not be negative (0: the default)"}
 		}
 	}
 	if c.MaxConnStreams > math.MaxInt32 {
@@ -229,6 +266,21 @@ func (c *Config) resolveLimits() error {
 	}
 	if c.MaxConnStreams == 0 {
 		c.MaxConnStreams = DefaultMaxConnStreams
+	}
+	if c.MaxConns == 0 {
+		c.MaxConns = DefaultMaxConns
+	}
+	if c.StreamStallTimeout == 0 {
+		c.StreamStallTimeout = DefaultStreamStallTimeout
+	}
+	if c.HandshakeTimeout == 0 {
+		c.HandshakeTimeout = DefaultHandshakeTimeout
+	}
+	if c.ConnIdleTimeout == 0 {
+		c.ConnIdleTimeout = DefaultConnIdleTimeout
+	}
+	if c.ConnMaxAgeGrace == 0 {
+		c.ConnMaxAgeGrace = DefaultConnMaxAgeGrace
 	}
 	return nil
 }

@@ -14,6 +14,10 @@
 // client can make the server hold is bounded by Config's limits
 // (limits.go, budget.go): request size, requests in progress, request
 // bytes being decoded; a DoGet decodes its ticket only once admitted.
+// How long it can hold it is bounded too: each RPC's watch (watch.go)
+// cuts one whose client sends no request or takes no response for
+// StreamStallTimeout, and connections (conns.go) are capped, closed
+// when idle, and closed when they take nothing.
 //
 // Arrow buffers come from a pool by size class (pool.go), shared by all
 // streams: a record batch frees its buffers once sent and the next batch,

@@ -4,10 +4,12 @@ import (
 	"context"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/tap"
 )
@@ -34,9 +36,12 @@ const (
 	// ticketFraming is what a ticket adds to its bytes as a message (a
 	// field tag and a length), which MaxRequestBytes counts too.
 	ticketFraming = 8
+	// keepaliveMinTime is how often a client may ping.
+	keepaliveMinTime = 10 * time.Second
 )
 
-// limitOptions are the gRPC options that bound what a request may hold.
+// limitOptions are the gRPC options that bound what a request may hold
+// and how long a client may hold it.
 func limitOptions(cfg *Config, reqs *requestLimit) []grpc.ServerOption {
 	return []grpc.ServerOption{
 		grpc.MaxRecvMsgSize(cfg.MaxRequestBytes),
@@ -45,6 +50,19 @@ func limitOptions(cfg *Config, reqs *requestLimit) []grpc.ServerOption {
 		grpc.StaticStreamWindowSize(requestWindow),
 		grpc.StaticConnWindowSize(connRequestWindow),
 		grpc.InTapHandle(reqs.tap),
+		// Inside the service's own interceptors, so that they log and
+		// count the status of an RPC a watch cut.
+		grpc.ChainUnaryInterceptor(watchUnary),
+		grpc.ChainStreamInterceptor(watchStream),
+		grpc.ConnectionTimeout(cfg.HandshakeTimeout),
+		grpc.KeepaliveParams(keepalive.ServerParameters{
+			MaxConnectionIdle: cfg.ConnIdleTimeout, MaxConnectionAge: cfg.ConnMaxAge, MaxConnectionAgeGrace: cfg.ConnMaxAgeGrace,
+		}),
+		// Clients may keep a connection alive with pings every 10 s, with
+		// or without calls (gRPC's default refuses pings more often than
+		// every 5 minutes, and any without calls); a client that pings
+		// more often is sent GOAWAY.
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: keepaliveMinTime, PermitWithoutStream: true}),
 	}
 }
 
@@ -55,16 +73,23 @@ func limitOptions(cfg *Config, reqs *requestLimit) []grpc.ServerOption {
 type requestLimit struct {
 	flight, health atomic.Int64
 	max            int64
-	refused        prometheus.Counter
+	stall          time.Duration
+	conns          *connLimit
+	refused        *prometheus.CounterVec // by limit
 }
 
-func newRequestLimit(max int, refused prometheus.Counter) *requestLimit {
-	return &requestLimit{max: int64(max), refused: refused}
+func newRequestLimit(cfg *Config, conns *connLimit, refused *prometheus.CounterVec) *requestLimit {
+	for _, limit := range []string{"requests", "request_timeout", "stall", "conn_stall"} {
+		refused.WithLabelValues(limit) // listed at 0
+	}
+	return &requestLimit{max: int64(cfg.MaxRequests), stall: cfg.StreamStallTimeout, conns: conns, refused: refused}
 }
 
-// tap counts the RPC in until its stream ends: gRPC cancels a stream's
-// context when it ends, however it ends. NB: gRPC calls it with its
-// connection's lock held: it must not block.
+func (r *requestLimit) cut(limit string) { r.refused.WithLabelValues(limit).Inc() }
+
+// tap counts the RPC in until its stream ends (gRPC cancels a stream's
+// context when it ends, however it ends) and sets its watch. NB: gRPC
+// calls it with its connection's lock held: it must not block.
 func (r *requestLimit) tap(ctx context.Context, info *tap.Info) (context.Context, error) {
 	n, max := &r.flight, r.max
 	if strings.HasPrefix(info.FullMethodName, "/grpc.health.") {
@@ -72,9 +97,13 @@ func (r *requestLimit) tap(ctx context.Context, info *tap.Info) (context.Context
 	}
 	if n.Add(1) > max {
 		n.Add(-1)
-		r.refused.Inc()
+		r.cut("requests")
 		return nil, status.Errorf(codes.Unavailable, "server busy: %d requests in progress (MaxRequests); retry later", max)
 	}
-	context.AfterFunc(ctx, func() { n.Add(-1) })
+	ctx, w := newWatch(ctx, r.stall, r.conns, r.cut)
+	context.AfterFunc(ctx, func() {
+		w.stop()
+		n.Add(-1)
+	})
 	return ctx, nil
 }

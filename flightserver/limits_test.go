@@ -22,6 +22,10 @@ func TestLimitDefaults(t *testing.T) {
 		c.MaxRequests != 64+4*streams || c.MaxConnStreams != DefaultMaxConnStreams {
 		t.Fatalf("zero limits resolved to %+v", c)
 	}
+	if c.MaxConns != DefaultMaxConns || c.StreamStallTimeout != DefaultStreamStallTimeout || c.HandshakeTimeout != DefaultHandshakeTimeout ||
+		c.ConnIdleTimeout != DefaultConnIdleTimeout || c.ConnMaxAge != 0 || c.ConnMaxAgeGrace != DefaultConnMaxAgeGrace {
+		t.Fatalf("zero connection limits resolved to %+v", c)
+	}
 	c = Config{DataDir: data, MaxStreams: 3, MaxRequestBytes: 1000, MaxDecodeBytes: 5000, MaxRequests: 7, MaxConnStreams: 2}
 	if err := c.resolve(); err != nil {
 		t.Fatal(err)

@@ -44,7 +44,7 @@ func newMetrics(adm *admission, snaps *snapshot.Manager, side *sidecar.Client, c
 	m.bytesOut = prometheus.NewCounter(prometheus.CounterOpts{Name: "sstf_bytes_out_total", Help: "Arrow buffer bytes sent in DoGet streams."})
 	m.sheds = prometheus.NewCounter(prometheus.CounterOpts{Name: "sstf_sheds_total", Help: "DoGet streams refused with UNAVAILABLE after waiting for a slot."})
 	m.refused = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "sstf_limit_refusals_total", Help: "RPCs refused or cut by a limit: requests (MaxRequests in progress).",
+		Name: "sstf_limit_refusals_total", Help: "RPCs refused or cut by a limit: requests (MaxRequests in progress), request_timeout (no request message within StreamStallTimeout), stall (the client took no response data for StreamStallTimeout), conn_stall (a connection closed: bytes queued, none written for StreamStallTimeout).",
 	}, []string{"limit"})
 	active := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_streams_active", Help: "DoGet streams holding a slot."},
 		func() float64 { return float64(adm.active.Load()) })
@@ -135,4 +135,13 @@ func snapshotMetrics(snaps *snapshot.Manager) []prometheus.Collector {
 		counter("sstf_snapshot_epochs_retired_total", retired, prometheus.Labels{"reason": "grace"}, func(s snapshot.Stats) float64 { return float64(s.Retired - s.ForcedRetired) }),
 		counter("sstf_snapshot_epochs_retired_total", retired, prometheus.Labels{"reason": "pinned_cap"}, func(s snapshot.Stats) float64 { return float64(s.ForcedRetired) }),
 	}
+}
+
+// connections registers the open connections and their cap.
+func (m *metrics) connections(c *connLimit) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_connections", Help: "Open client connections."},
+			func() float64 { return float64(c.open.Load()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_connections_max", Help: "Client connections the server accepts at once (MaxConns)."},
+			func() float64 { return float64(cap(c.slots)) }))
 }

@@ -25,6 +25,7 @@ type Server struct {
 	grpc   *grpc.Server
 	health *health.Server
 	admin  *http.Server
+	conns  *connLimit // caps the connections Serve accepts
 }
 
 // New builds a server over cfg.DataDir; Serve starts it.
@@ -88,11 +89,13 @@ func New(cfg Config) (*Server, error) {
 	}
 	// What a request may hold before it is admitted (limits.go).
 	svc.decoding = newBudget(int64(cfg.MaxDecodeBytes), cfg.AdmissionWait)
-	opts = append(opts, limitOptions(&cfg, newRequestLimit(cfg.MaxRequests, m.refused.WithLabelValues("requests")))...)
+	conns := newConnLimit(cfg.MaxConns, cfg.StreamStallTimeout, func(limit string) { m.refused.WithLabelValues(limit).Inc() })
+	m.connections(conns)
+	opts = append(opts, limitOptions(&cfg, newRequestLimit(&cfg, conns, m.refused))...)
 	if cfg.tlsConf != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.tlsConf)))
 	}
-	s := &Server{cfg: cfg, svc: svc, grpc: grpc.NewServer(opts...), health: health.NewServer()}
+	s := &Server{cfg: cfg, svc: svc, grpc: grpc.NewServer(opts...), health: health.NewServer(), conns: conns}
 	s.grpc.RegisterService(invalidWhenUndecodable(&flightgen.FlightService_ServiceDesc), svc)
 	s.grpc.RegisterService(invalidWhenUndecodable(&healthpb.Health_ServiceDesc), s.health)
 
@@ -111,7 +114,7 @@ func (s *Server) Serve(lis net.Listener) error {
 	snaps := s.svc.tables.snaps
 	s.cfg.Logger.Info("serving Flight", "addr", lis.Addr().String(), "data_dir", s.cfg.DataDir, "max_streams", s.cfg.MaxStreams,
 		"snapshot_mode", snaps.Mode(), "snapshot_dir", snaps.Dir())
-	return s.grpc.Serve(lis)
+	return s.grpc.Serve(s.conns.listen(lis))
 }
 
 // ServeAdmin serves /metrics, and /debug/pprof when Config.Pprof, on

@@ -69,6 +69,12 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	fs.IntVar(&cfg.MaxDecodeBytes, "max-decode-bytes", 0, "request bytes decoded and planned at once, server-wide (0: 2 × --max-request-bytes)")
 	fs.IntVar(&cfg.MaxRequests, "max-requests", 0, "RPCs in progress, admitted or waiting; more are refused with UNAVAILABLE (0: 64 + 4 × --max-streams)")
 	fs.IntVar(&cfg.MaxConnStreams, "max-conn-streams", flightserver.DefaultMaxConnStreams, "concurrent streams per connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS)")
+	fs.IntVar(&cfg.MaxConns, "max-conns", flightserver.DefaultMaxConns, "open client connections; more wait in the kernel's accept queue")
+	fs.DurationVar(&cfg.StreamStallTimeout, "stream-stall-timeout", flightserver.DefaultStreamStallTimeout, "how long an RPC waits for its request, or for its client to take a response message, before it is cut (DEADLINE_EXCEEDED)")
+	fs.DurationVar(&cfg.HandshakeTimeout, "handshake-timeout", flightserver.DefaultHandshakeTimeout, "time a new connection has for its TLS and HTTP/2 handshake")
+	fs.DurationVar(&cfg.ConnIdleTimeout, "conn-idle-timeout", flightserver.DefaultConnIdleTimeout, "a connection without RPCs for this long is closed")
+	fs.DurationVar(&cfg.ConnMaxAge, "conn-max-age", 0, "close each connection this long after it opened, clients reconnecting (0: never)")
+	fs.DurationVar(&cfg.ConnMaxAgeGrace, "conn-max-age-grace", flightserver.DefaultConnMaxAgeGrace, "how long the RPCs of a connection closed for its age may run")
 	fs.StringVar(&o.sidecarURL, "sidecar", "", "Cassandra Sidecar base URL, e.g. http://127.0.0.1:9043: snapshots are taken and read through it (no shared data directory); token from env SSTF_SIDECAR_TOKEN")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -118,6 +124,12 @@ var configFlags = map[string]string{
 	"MaxDecodeBytes":     "max-decode-bytes",
 	"MaxRequests":        "max-requests",
 	"MaxConnStreams":     "max-conn-streams",
+	"MaxConns":           "max-conns",
+	"StreamStallTimeout": "stream-stall-timeout",
+	"HandshakeTimeout":   "handshake-timeout",
+	"ConnIdleTimeout":    "conn-idle-timeout",
+	"ConnMaxAge":         "conn-max-age",
+	"ConnMaxAgeGrace":    "conn-max-age-grace",
 }
 
 // authTokenEnv is the environment variable that may hold the bearer

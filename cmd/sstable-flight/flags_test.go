@@ -31,7 +31,10 @@ func TestFlagsApplyNoDefaults(t *testing.T) {
 		}
 		c := o.cfg
 		if c.MaxDecodeBytes != 0 || c.MaxRequests != 0 ||
-			c.MaxRequestBytes != flightserver.DefaultMaxRequestBytes || c.MaxConnStreams != flightserver.DefaultMaxConnStreams {
+			c.MaxRequestBytes != flightserver.DefaultMaxRequestBytes || c.MaxConnStreams != flightserver.DefaultMaxConnStreams ||
+			c.MaxConns != flightserver.DefaultMaxConns || c.StreamStallTimeout != flightserver.DefaultStreamStallTimeout ||
+			c.HandshakeTimeout != flightserver.DefaultHandshakeTimeout || c.ConnIdleTimeout != flightserver.DefaultConnIdleTimeout ||
+			c.ConnMaxAge != 0 || c.ConnMaxAgeGrace != flightserver.DefaultConnMaxAgeGrace {
 			t.Errorf("%v: a limit's flag default is not its package's: %+v", args, c)
 		}
 		if c.DataDir != "" || c.MaxStreams != 0 || c.Snapshot.Window != 0 || c.Snapshot.Mode != "" || c.Snapshot.Dir != "" || c.Snapshot.PinnedCap != 0 {
@@ -80,6 +83,12 @@ func TestRefusedFlagsAreNamed(t *testing.T) {
 		{d("--max-decode-bytes", "1000", "--max-request-bytes", "2000"), "--max-decode-bytes 1000: must be at least MaxRequestBytes (2000)"},
 		{d("--max-requests", "-1"), "--max-requests -1: must not be negative"},
 		{d("--max-conn-streams", "-1"), "--max-conn-streams -1: must not be negative"},
+		{d("--max-conns", "-1"), "--max-conns -1: must not be negative"},
+		{d("--stream-stall-timeout", "-1s"), "--stream-stall-timeout -1s: must not be negative"},
+		{d("--handshake-timeout", "-1s"), "--handshake-timeout -1s: must not be negative"},
+		{d("--conn-idle-timeout", "-1s"), "--conn-idle-timeout -1s: must not be negative"},
+		{d("--conn-max-age", "-1s"), "--conn-max-age -1s: must not be negative"},
+		{d("--conn-max-age-grace", "-1s"), "--conn-max-age-grace -1s: must not be negative"},
 		{d("--tls-cert", "c.pem"), "--tls-key: required with a TLS certificate"},
 		{d("--tls-key", "k.pem"), "--tls-cert: required with a TLS key"},
 		{d("--tls-client-ca", "ca.pem"), "--tls-cert: required with a client CA"},
