@@ -5,14 +5,11 @@ package main_test
 // ("Limits") derives from the configuration.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"fmt"
-	"io"
-	"os"
+	"math/rand/v2"
+	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -21,7 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/status"
 )
 
@@ -137,58 +134,266 @@ func TestForgedTicketsHoldBoundedMemory(t *testing.T) {
 	}
 }
 
-// rawClient is a Flight client on a connection of its own.
-func rawClient(t *testing.T, s *server) flight.FlightServiceClient {
-	t.Helper()
-	conn, err := grpc.NewClient(s.addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(64<<20)))
-	if err != nil {
-		t.Fatal(err)
+// TestHostileClients is issue #15's acceptance test: for ~20 s, against
+// one server process, all at once: DoGets of oversized tickets (over the
+// request limit) and of forged ones just under it, DoGets whose client
+// never reads, garbage as the message of every RPC (and as the bytes of
+// raw connections), 50 connections that idle after one call, and 2,000
+// TCP connections that never speak, against a cap of 256. The server
+// stays up, never holds more connections than its cap, closes the idle
+// and the garbage ones, its peak RSS stays under the bound of its flags,
+// and a well-behaved client on its own connection is served throughout
+// (retrying UNAVAILABLE, as Flight clients do); its latencies are logged.
+func TestHostileClients(t *testing.T) {
+	const (
+		maxConns = 256
+		flood    = 2000
+		hostile  = 20 * time.Second
+	)
+	bin := buildServer(t)
+	lim := defaultLimits(4)
+	lim.maxRequests, lim.maxConns = 48, maxConns
+	s := startProcess(t, bin, corpusArgs("--max-streams", "4", "--max-requests", "48", "--max-conns", strconv.Itoa(maxConns),
+		"--admission-wait", "2s", "--batch-rows", "2", "--stream-stall-timeout", "2s", "--handshake-timeout", "2s",
+		"--conn-idle-timeout", "3s"))
+	good := dial(t, s)
+	ids := manyIDs(t)
+	ctx := context.Background()
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	run := func(f func()) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f()
+		}()
 	}
-	t.Cleanup(func() { conn.Close() })
-	return flight.NewFlightServiceClient(conn)
-}
+	var fail sync.Mutex // t.Errorf from goroutines, one at a time
+	errorf := func(format string, args ...any) {
+		fail.Lock()
+		defer fail.Unlock()
+		t.Errorf(format, args...)
+	}
 
-// drainDoGet reads a DoGet stream to its end: nil, or its error.
-func drainDoGet(ctx context.Context, c flight.FlightServiceClient, ticket []byte) error {
-	stream, err := c.DoGet(ctx, &flight.Ticket{Ticket: ticket})
-	if err != nil {
-		return err
+	// Every hostile client connects before the flood, which fills the
+	// accept queue for seconds.
+	first := goodRead(ctx, good, ids[0])
+	if first.err != nil {
+		s.fatalf(t, "keyed read before the attack: %v", first.err)
 	}
-	for {
-		if _, err := stream.Recv(); err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return err
+	wideTicket := func() []byte {
+		info, err := good.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{"corpus", "wide"}})
+		if err != nil {
+			s.fatalf(t, "GetFlightInfo corpus.wide: %v", err)
+		}
+		return info.Endpoint[0].Ticket.Ticket
+	}()
+	oversized, forged := rawClient(t, s), rawClient(t, s)
+	garbageConn := rawConn(t, s)
+	for _, c := range []flight.FlightServiceClient{oversized, forged} {
+		if _, err := c.ListActions(ctx, &flight.Empty{}); err != nil {
+			t.Fatal(err)
 		}
 	}
-}
-
-// vmHWM is the server process' peak resident set.
-func vmHWM(t *testing.T, s *server) int64 {
-	t.Helper()
-	return procStatus(t, s, "VmHWM:")
-}
-
-// procStatus reads a "kB" field of /proc/PID/status, in bytes.
-func procStatus(t *testing.T, s *server, field string) int64 {
-	t.Helper()
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
-	if err != nil {
-		s.fatalf(t, "read server status: %v", err)
+	var idle []*grpc.ClientConn
+	for range 50 {
+		c := rawConn(t, s)
+		if _, err := flight.NewFlightServiceClient(c).ListActions(ctx, &flight.Empty{}); err != nil {
+			t.Fatal(err)
+		}
+		idle = append(idle, c)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), field); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			if err != nil {
-				s.fatalf(t, "read %s %q: %v", field, v, err)
+	garbageTCP := rawGarbage(t, s, 20)
+	atRest := openSockets(t, s)
+
+	// The well-behaved client: keyed reads, a scan every tenth.
+	var lat []time.Duration
+	var retries, ops int
+	var worstGap time.Duration
+	run(func() {
+		last := time.Now()
+		for i := 0; !stop.Load(); i++ {
+			start := time.Now()
+			var r result
+			for attempt := 0; ; attempt++ {
+				if i%10 == 9 {
+					r = goodScan(ctx, good)
+				} else {
+					r = goodRead(ctx, good, ids[i%len(ids)])
+				}
+				if status.Code(r.err) != codes.Unavailable || time.Since(start) > 10*time.Second {
+					break
+				}
+				retries++
+				time.Sleep(20 * time.Millisecond)
 			}
-			return kb << 10
+			if r.err != nil || (i%10 != 9 && r.rows != 1) || (i%10 == 9 && r.rows != int64(len(ids))) {
+				errorf("well-behaved read %d: %d rows, %v", i, r.rows, r.err)
+				continue
+			}
+			now := time.Now()
+			lat, ops = append(lat, now.Sub(start)), ops+1
+			worstGap, last = max(worstGap, now.Sub(last)), now
+		}
+	})
+
+	// Oversized tickets (refused by gRPC unread) and forged ones (read
+	// under the decode budget, once admitted).
+	ticketCodes := map[string]map[codes.Code]int{"oversized": {}, "forged": {}}
+	var ticketMu sync.Mutex
+	for _, tc := range []struct {
+		name   string
+		c      flight.FlightServiceClient
+		ticket []byte
+		n      int
+		want   []codes.Code
+	}{
+		{"oversized", oversized, forgedTicket(2 << 20), 4, []codes.Code{codes.ResourceExhausted, codes.Unavailable}},
+		{"forged", forged, forgedTicket(1000 << 10), 2, []codes.Code{codes.InvalidArgument, codes.Unavailable}},
+	} {
+		for range tc.n {
+			run(func() {
+				// Paced a little: the machine running the test is shared.
+				for ; !stop.Load(); time.Sleep(20 * time.Millisecond) {
+					err := drainDoGet(ctx, tc.c, tc.ticket)
+					code := status.Code(err)
+					ticketMu.Lock()
+					ticketCodes[tc.name][code]++
+					ticketMu.Unlock()
+					if !slices.Contains(tc.want, code) {
+						errorf("%s ticket: %v, want one of %v", tc.name, err, tc.want)
+					}
+				}
+			})
 		}
 	}
-	s.fatalf(t, "no %s in /proc/%d/status", field, s.cmd.Process.Pid)
-	return 0
+
+	// Two DoGets never read, on a connection of their own, again and
+	// again: each is cut after the stall timeout and its connection
+	// closed.
+	var episodes atomic.Int64
+	run(func() {
+		for !stop.Load() {
+			c, conn := stingyConn(t, s)
+			for range 2 {
+				if _, err := c.DoGet(ctx, &flight.Ticket{Ticket: wideTicket}); err != nil {
+					errorf("stalled DoGet: %v", err)
+				}
+			}
+			for conn.GetState() != connectivity.TransientFailure && conn.GetState() != connectivity.Idle && !stop.Load() {
+				wctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+				conn.WaitForStateChange(wctx, conn.GetState())
+				cancel()
+			}
+			if !stop.Load() {
+				episodes.Add(1)
+			}
+			conn.Close()
+		}
+	})
+
+	// Garbage as every RPC's message, and as the ticket, command, path,
+	// action and criteria of well-formed messages.
+	garbageCodes := map[string]map[codes.Code]int{}
+	garbageClient := flight.NewFlightServiceClient(garbageConn)
+	run(func() {
+		rnd := rand.New(rand.NewPCG(15, 3))
+		for i := 0; !stop.Load(); i++ {
+			msg := make([]byte, rnd.IntN(4096))
+			for j := range msg {
+				msg[j] = byte(rnd.UintN(256))
+			}
+			cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			var method string
+			var err error
+			if i%2 == 0 {
+				method = garbageMethods[i/2%len(garbageMethods)]
+				err = rawCall(cctx, garbageConn, method, msg)
+			} else {
+				g := garbageCalls[i/2%len(garbageCalls)]
+				method = g.name
+				err = g.call(cctx, garbageClient, msg)
+			}
+			cancel()
+			code := status.Code(err)
+			if garbageCodes[method] == nil {
+				garbageCodes[method] = map[codes.Code]int{}
+			}
+			garbageCodes[method][code]++
+			if code == codes.DeadlineExceeded {
+				errorf("garbage %s: no answer in 10 s: %v", method, err)
+			}
+		}
+	})
+
+	// The flood, once the rest runs; the server's descriptors are
+	// sampled throughout.
+	time.Sleep(2 * time.Second)
+	floodConns := dialFlood(t, s, flood)
+	peak := 0
+	for deadline := time.Now().Add(hostile); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		peak = max(peak, openSockets(t, s))
+		select {
+		case <-s.done:
+			s.fatalf(t, "the server exited under attack: %v", s.waitErr)
+		default:
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	closedFlood := 0
+	for _, c := range floodConns {
+		if closedByServer(c, time.Millisecond) {
+			closedFlood++
+		}
+		c.Close()
+	}
+
+	hwm, bound := vmHWM(t, s), lim.bound()
+	slices.Sort(lat)
+	pct := func(p float64) time.Duration {
+		if len(lat) == 0 {
+			return 0
+		}
+		return lat[min(len(lat)-1, int(p*float64(len(lat))))]
+	}
+	t.Logf("well-behaved client: %d reads, %d UNAVAILABLE retried, latency p50 %v p90 %v p99 %v max %v, longest gap between reads %v",
+		ops, retries, pct(0.5), pct(0.9), pct(0.99), pct(1), worstGap)
+	t.Logf("tickets by code: %v; stall episodes %d; garbage RPCs by code: %v", ticketCodes, episodes.Load(), garbageCodes)
+	t.Logf("connections: %d flooded (%d seen closed by the server); server sockets %d before the flood, %d at peak (cap %d and 2 listeners)",
+		len(floodConns), closedFlood, atRest, peak, maxConns)
+	t.Logf("server peak RSS %d MiB, bound %d MiB", hwm>>20, bound>>20)
+
+	if ops < 20 || worstGap > 5*time.Second {
+		t.Errorf("the well-behaved client made %d reads, the longest gap %v: not served throughout", ops, worstGap)
+	}
+	if peak > maxConns+2 {
+		t.Errorf("server held %d sockets at peak: more connections than the cap %d", peak-2, maxConns)
+	}
+	if peak < maxConns*3/4 {
+		t.Errorf("server held %d sockets at peak: the flood never came near the cap %d", peak, maxConns)
+	}
+	if episodes.Load() == 0 {
+		t.Errorf("no stalled connection was cut and closed")
+	}
+	for i, c := range idle {
+		if c.GetState() == connectivity.Ready {
+			t.Errorf("idle connection %d still open", i)
+		}
+	}
+	for i, c := range garbageTCP {
+		if !closedByServer(c, time.Second) {
+			t.Errorf("raw garbage connection %d not closed by the server", i)
+		}
+	}
+	if hwm > bound {
+		t.Errorf("server peak RSS %d MiB over the bound of its configuration, %d MiB", hwm>>20, bound>>20)
+	}
+	if r := goodRead(ctx, good, ids[0]); r.err != nil || r.rows != 1 {
+		t.Errorf("keyed read after the attack: %d rows, %v", r.rows, r.err)
+	}
+	if t.Failed() {
+		s.fatalf(t, "hostile clients")
+	}
+	s.terminate(t)
 }
