@@ -30,13 +30,13 @@ type budgetWaiter struct {
 
 func newBudget(n int64, wait time.Duration) *budget { return &budget{free: n, wait: wait} }
 
-// acquire takes n bytes of the budget; the returned func gives them back.
-func (b *budget) acquire(ctx context.Context, n int64) (func(), error) {
+// acquire takes n bytes of the budget, which release(n) gives back.
+func (b *budget) acquire(ctx context.Context, n int64) error {
 	b.mu.Lock()
 	if b.waiters.Len() == 0 && b.free >= n {
 		b.free -= n
 		b.mu.Unlock()
-		return func() { b.release(n) }, nil
+		return nil
 	}
 	w := &budgetWaiter{n: n, ready: make(chan struct{})}
 	e := b.waiters.PushBack(w)
@@ -48,7 +48,7 @@ func (b *budget) acquire(ctx context.Context, n int64) (func(), error) {
 	var err error
 	select {
 	case <-w.ready:
-		return func() { b.release(n) }, nil
+		return nil
 	case <-t.C:
 		err = fmt.Errorf("decode request: %w: the requests being read fill MaxDecodeBytes", errShed)
 	case <-ctx.Done():
@@ -64,7 +64,7 @@ func (b *budget) acquire(ctx context.Context, n int64) (func(), error) {
 	}
 	b.grant()
 	b.mu.Unlock()
-	return nil, err
+	return err
 }
 
 func (b *budget) release(n int64) {

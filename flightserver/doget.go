@@ -54,11 +54,11 @@ func (s *service) drain(ctx context.Context, m *reconcile.Merger, b *batcher, t 
 // (ticketkind.go). Decoding costs many times the ticket's size, so it
 // spends the decoding budget.
 func (s *service) ticketOf(ctx context.Context, b []byte) (*Ticket, error) {
-	done, err := s.decoding.acquire(ctx, int64(len(b)+1))
-	if err != nil {
+	n := int64(len(b) + 1)
+	if err := s.decoding.acquire(ctx, n); err != nil {
 		return nil, err
 	}
-	defer done()
+	defer s.decoding.release(n)
 	if isTicket(b) {
 		t, err := s.keys.open(b)
 		if err != nil {

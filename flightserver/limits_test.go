@@ -45,19 +45,17 @@ func TestLimitDefaults(t *testing.T) {
 func TestBudget(t *testing.T) {
 	b := newBudget(10, time.Second)
 	ctx := context.Background()
-	done6, err := b.acquire(ctx, 6)
-	if err != nil {
+	if err := b.acquire(ctx, 6); err != nil {
 		t.Fatal(err)
 	}
 	got := make(chan int64, 3)
 	take := func(n int64) {
-		done, err := b.acquire(ctx, n)
-		if err != nil {
+		if err := b.acquire(ctx, n); err != nil {
 			t.Error(err)
 			return
 		}
 		got <- n
-		done()
+		b.release(n)
 	}
 	go take(8) // waits for the 6
 	for waiters := 0; waiters == 0; {
@@ -72,23 +70,25 @@ func TestBudget(t *testing.T) {
 		t.Fatalf("%d taken before the waiting 8", n)
 	case <-time.After(50 * time.Millisecond):
 	}
-	done6()
+	b.release(6)
 	if a, b := <-got, <-got; a != 8 || b != 3 {
 		t.Fatalf("taken in order %d, %d; want 8, 3", a, b)
 	}
 
-	b = newBudget(10, 20*time.Millisecond)
-	hold, _ := b.acquire(ctx, 10)
-	if _, err := b.acquire(ctx, 1); !errors.Is(err, errShed) {
+	shed := newBudget(10, 20*time.Millisecond)
+	if err := shed.acquire(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := shed.acquire(ctx, 1); !errors.Is(err, errShed) {
 		t.Fatalf("acquire with the budget held: %v, want shed", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := b.acquire(cctx, 1); !errors.Is(err, context.Canceled) {
+	if err := shed.acquire(cctx, 1); !errors.Is(err, context.Canceled) {
 		t.Fatalf("acquire cancelled: %v", err)
 	}
-	hold()
-	if b.free != 10 || b.waiters.Len() != 0 {
-		t.Fatalf("after all released: free %d, %d waiters", b.free, b.waiters.Len())
+	shed.release(10)
+	if shed.free != 10 || shed.waiters.Len() != 0 {
+		t.Fatalf("after all released: free %d, %d waiters", shed.free, shed.waiters.Len())
 	}
 }

@@ -51,22 +51,22 @@ func command(d *flight.FlightDescriptor) (*Command, error) {
 	return nil, invalid(fmt.Errorf("read descriptor: unknown type %v", d.Type))
 }
 
-// decode takes the decoding budget for a descriptor's request bytes,
-// which its command's decoding and planning may then spend.
-func (s *service) decode(ctx context.Context, d *flight.FlightDescriptor) (func(), error) {
+// decodeWeight is what a descriptor's command may spend of the decoding
+// budget, its decoding and planning: its request bytes.
+func decodeWeight(d *flight.FlightDescriptor) int64 {
 	n := len(d.GetCmd()) + 1
 	for _, p := range d.GetPath() {
 		n += len(p)
 	}
-	return s.decoding.acquire(ctx, int64(n))
+	return int64(n)
 }
 
 func (s *service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*flight.SchemaResult, error) {
-	done, err := s.decode(ctx, d)
-	if err != nil {
+	n := decodeWeight(d)
+	if err := s.decoding.acquire(ctx, n); err != nil {
 		return nil, err
 	}
-	defer done()
+	defer s.decoding.release(n)
 	c, err := command(d)
 	if err != nil {
 		return nil, err
@@ -82,11 +82,11 @@ func (s *service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*f
 func (s *service) GetFlightInfo(ctx context.Context, d *flight.FlightDescriptor) (*flight.FlightInfo, error) {
 	start := time.Now() // a latency: real time, not Config.Now
 	defer func() { s.metrics.phase.WithLabelValues("plan").Observe(time.Since(start).Seconds()) }()
-	done, err := s.decode(ctx, d)
-	if err != nil {
+	n := decodeWeight(d)
+	if err := s.decoding.acquire(ctx, n); err != nil {
 		return nil, err
 	}
-	defer done()
+	defer s.decoding.release(n)
 	c, err := command(d)
 	if err != nil {
 		return nil, err

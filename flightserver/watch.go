@@ -63,18 +63,29 @@ func newWatch(ctx context.Context, stall time.Duration, conns *connLimit, cut fu
 	}
 	w.arm(watchReceiving)
 	w.timer = time.AfterFunc(stall, w.fire)
-	return watchContext{context.WithValue(cctx, watchKey{}, w)}, w
+	return &watchContext{Context: cctx, w: w}, w
 }
 
-// watchContext is an RPC's context, whose error is DeadlineExceeded once
-// its watch cut it. NB: gRPC itself writes the status of a Send or a
-// read of the request that fails, from the context's error (Canceled
-// would read as the client's own cancel), before the handler returns its
-// own: DEADLINE_EXCEEDED is what the client sees, whichever phase
-// stalled; the server's log and sstf_limit_refusals_total say which.
-type watchContext struct{ context.Context }
+// watchContext is an RPC's context: it holds the RPC's watch, and its
+// error is DeadlineExceeded once the watch cut it. NB: gRPC itself
+// writes the status of a Send or a read of the request that fails, from
+// the context's error (Canceled would read as the client's own cancel),
+// before the handler returns its own: DEADLINE_EXCEEDED is what the
+// client sees, whichever phase stalled; the server's log and
+// sstf_limit_refusals_total say which.
+type watchContext struct {
+	context.Context
+	w *watch
+}
 
-func (c watchContext) Err() error {
+func (c *watchContext) Value(key any) any {
+	if key == (watchKey{}) {
+		return c.w
+	}
+	return c.Context.Value(key)
+}
+
+func (c *watchContext) Err() error {
 	err := c.Context.Err()
 	if err != nil {
 		if cause := context.Cause(c.Context); cause == errNoRequest || cause == errStalled {
