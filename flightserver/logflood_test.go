@@ -39,7 +39,7 @@ func (s *syncBuffer) String() string {
 func TestUnauthenticatedFloodLogsOnce(t *testing.T) {
 	var logs syncBuffer
 	ts := startServer(t, "oa", func(c *flightserver.Config) {
-		c.AuthToken = "s3cret"
+		c.AuthToken = "s3cret-flood-token-0123"
 		c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	})
 	ctx := context.Background()

@@ -161,14 +161,15 @@ func TestSharedTicketKey(t *testing.T) {
 	}
 }
 
-// TestDuplicateKeysPlanOnce: a command giving one key 100,000 times
+// TestDuplicateKeysPlanOnce: a command giving one key 50,000 times (under
+// the 1 MiB a request may have)
 // plans one endpoint reading it once (duplicates are read once), rather
 // than being refused for its raw count or reading the key again and
 // again.
 func TestDuplicateKeysPlanOnce(t *testing.T) {
 	ts := startServer(t, "oa")
 	ctx := context.Background()
-	keys := make([]any, 100_000)
+	keys := make([]any, 50_000)
 	for i := range keys {
 		keys[i] = map[string]any{"id": "2492279"}
 	}
@@ -199,7 +200,8 @@ func TestDuplicateKeysPlanOnce(t *testing.T) {
 // under the ticket limit, and every one reads. (The client takes large
 // responses, as pyarrow's does: the FlightInfo echoes the command.)
 func TestNoTicketLargerThanAccepted(t *testing.T) {
-	ts := startServer(t, "oa")
+	// The command itself must be accepted: requests up to 8 MiB here.
+	ts := startServer(t, "oa", func(c *flightserver.Config) { c.MaxRequestBytes = 8 << 20 })
 	ctx := context.Background()
 	client, err := flight.NewClientWithMiddleware(ts.addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
