@@ -2,6 +2,7 @@ package flightserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,37 +26,7 @@ import (
 // scanRows reads a whole table through GetFlightInfo and every endpoint,
 // returning its rows rendered, or the first error.
 func scanRows(ctx context.Context, ts *testServer, ks, table string) (string, error) {
-	info, err := ts.client.GetFlightInfo(ctx, path(ks, table))
-	if err != nil {
-		return "", err
-	}
-	var recs []arrow.RecordBatch
-	defer func() {
-		for _, r := range recs {
-			r.Release()
-		}
-	}()
-	for _, ep := range info.Endpoint {
-		stream, err := ts.client.DoGet(ctx, ep.Ticket)
-		if err != nil {
-			return "", err
-		}
-		rd, err := flight.NewRecordReader(stream)
-		if err != nil {
-			return "", err
-		}
-		for rd.Next() {
-			rec := rd.RecordBatch()
-			rec.Retain()
-			recs = append(recs, rec)
-		}
-		err = rd.Err()
-		rd.Release()
-		if err != nil && !errors.Is(err, io.EOF) {
-			return "", err
-		}
-	}
-	return renderRows(recs), nil
+	return queryRows(ctx, ts, path(ks, table))
 }
 
 // damageServer starts a server in one snapshot mode over data, with a
@@ -245,4 +216,57 @@ func TestObsoleteSSTableBeingDeleted(t *testing.T) {
 			check("txn log deleted")
 		})
 	}
+}
+
+// query is a named descriptor of a read: a scan, key reads or a slice.
+type query struct {
+	name string
+	desc *flight.FlightDescriptor
+}
+
+// keyQueries reads each key of a table with a one-column partition key
+// by itself.
+func keyQueries(ks, table, col string, keys ...any) []query {
+	var out []query
+	for _, k := range keys {
+		b, _ := json.Marshal(map[string]any{"version": 1, "keyspace": ks, "table": table, "keys": []any{map[string]any{col: k}}})
+		out = append(out, query{fmt.Sprintf("key %s=%v", col, k), &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: b}})
+	}
+	return out
+}
+
+// queryRows reads a descriptor through GetFlightInfo and every endpoint,
+// returning its rows rendered, or the first error.
+func queryRows(ctx context.Context, ts *testServer, desc *flight.FlightDescriptor) (string, error) {
+	info, err := ts.client.GetFlightInfo(ctx, desc)
+	if err != nil {
+		return "", err
+	}
+	var recs []arrow.RecordBatch
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	for _, ep := range info.Endpoint {
+		stream, err := ts.client.DoGet(ctx, ep.Ticket)
+		if err != nil {
+			return "", err
+		}
+		rd, err := flight.NewRecordReader(stream)
+		if err != nil {
+			return "", err
+		}
+		for rd.Next() {
+			rec := rd.RecordBatch()
+			rec.Retain()
+			recs = append(recs, rec)
+		}
+		err = rd.Err()
+		rd.Release()
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", err
+		}
+	}
+	return renderRows(recs), nil
 }

@@ -28,7 +28,7 @@ type FS interface {
 }
 
 // localFS is the local file system, the default: components are opened
-// with os.Open and the ones kept whole are mapped (see mapComponent).
+// with os.Open.
 type localFS struct{}
 
 func (localFS) Open(path string) (File, io.Closer, error) {
@@ -52,18 +52,20 @@ func (r *Reader) open(component string) (base.Readable, io.Closer, error) {
 	return f, c, nil
 }
 
-// mapComponent holds a component whole for the reader's life: locally it
-// is mapped (see base.MapFile), so an open SSTable keeps it in the page
-// cache, shared and evictable, not on the Go heap; through another FS
-// there is nothing to map, and it is read into memory. Close releases it.
-func (r *Reader) mapComponent(component string) ([]byte, error) {
-	if _, local := r.fs.(localFS); !local {
-		return r.readSmall(component)
-	}
-	b, c, err := base.MapFile(r.path(component))
+// holdComponent reads a component whole and keeps it for the reader's
+// life (see base.ReadHeld: read, never mapped, so that a file truncated
+// or failing under an open reader is an error, not a fault). Close
+// releases it.
+func (r *Reader) holdComponent(component string) ([]byte, error) {
+	f, c, err := r.open(component)
 	if err != nil {
 		return nil, err
 	}
-	r.closers = append(r.closers, c)
+	defer c.Close()
+	b, held, err := base.ReadHeld(f, component)
+	if err != nil {
+		return nil, err
+	}
+	r.closers = append(r.closers, held)
 	return b, nil
 }

@@ -53,7 +53,7 @@ func (r *Reader) openIndexes() error {
 		}
 	} else {
 		if r.has("Summary.db") && r.has("Index.db") {
-			b, err := r.mapComponent("Summary.db")
+			b, err := r.holdComponent("Summary.db")
 			if err != nil {
 				return err
 			}
@@ -66,7 +66,7 @@ func (r *Reader) openIndexes() error {
 		}
 	}
 	if r.has("Filter.db") {
-		b, err := r.mapComponent("Filter.db")
+		b, err := r.holdComponent("Filter.db")
 		if err != nil {
 			return err
 		}

@@ -15,8 +15,7 @@ type Options struct {
 	// SkipCRC turns off per-chunk CRC32 verification of Data.db (on by
 	// default: corrupt data must be an error, never wrong rows).
 	SkipCRC bool
-	// FS opens the component files; nil is the local file system, where
-	// Summary.db and Filter.db are mapped rather than read.
+	// FS opens the component files; nil is the local file system.
 	FS FS
 	// ChunkCache, when set, keeps the Data.db chunks point reads (Get,
 	// GetSlice) decompress, for later point reads of any reader sharing

@@ -61,17 +61,25 @@ func (b BytesReadable) Size() int64  { return int64(len(b.B)) }
 func (b BytesReadable) Name() string { return b.Path }
 
 // ReadAll reads a whole component (for the small ones: TOC, Statistics,
-// CompressionInfo, Summary, Filter). NB: io.ReaderAt may return io.EOF
-// with a full read when the read ends at the end of the file, as some
-// FS implementations do; only a short read is corruption.
+// CompressionInfo, CRC, Digest) onto the heap.
 func ReadAll(r Readable, component string) ([]byte, error) {
 	b := make([]byte, r.Size())
+	if err := readFull(r, b, component); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// readFull fills b from the start of r. NB: io.ReaderAt may return io.EOF
+// with a full read when the read ends at the end of the file, as some FS
+// implementations do; only a short read is corruption.
+func readFull(r Readable, b []byte, component string) error {
 	n, err := r.ReadAt(b, 0)
 	switch {
 	case n == len(b):
-		return b, nil
+		return nil
 	case err == nil || err == io.EOF:
-		return nil, Corruptf(r.Name(), component, int64(n), "file shorter than its size %d", len(b))
+		return Corruptf(r.Name(), component, int64(n), "file shorter than its size %d", len(b))
 	}
-	return nil, fmt.Errorf("read %s: %w", r.Name(), err)
+	return fmt.Errorf("read %s: %w", r.Name(), err)
 }
