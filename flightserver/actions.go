@@ -85,7 +85,7 @@ func (s *service) DoAction(a *flight.Action, stream flight.FlightService_DoActio
 // its full-scan endpoints and row estimate. A table whose schema cannot
 // be read is logged and left out rather than failing the listing.
 func (s *service) ListFlights(_ *flight.Criteria, stream flight.FlightService_ListFlightsServer) error {
-	dirs, err := s.tables.all()
+	dirs, err := s.tables.all(stream.Context())
 	if err != nil {
 		return err
 	}

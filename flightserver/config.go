@@ -15,6 +15,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/snapshot"
+	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
 // Config configures a Server. New applies the defaults noted and refuses
@@ -129,6 +130,21 @@ type Config struct {
 	// ConnMaxAgeGrace more (default DefaultConnMaxAgeGrace). Zero: no
 	// age.
 	ConnMaxAge, ConnMaxAgeGrace time.Duration
+
+	// IOTimeout bounds each open and read of an SSTable file (default
+	// DefaultIOTimeout; a table's listing and snapshot get twice as
+	// long): storage that does not answer within it fails the request
+	// with UNAVAILABLE naming the file, while the operation, stuck in the
+	// kernel, is counted in sstf_storage_stuck_operations until it
+	// returns. A file with a stuck operation refuses the next ones at
+	// once; past MaxStuckIO stuck operations (default DefaultMaxStuckIO)
+	// every read is refused, so a dead mount cannot pile up threads.
+	IOTimeout  time.Duration
+	MaxStuckIO int
+	// FS opens the SSTables' component files, outside Sidecar mode
+	// (default: the local file system). Tests put failing or hanging
+	// storage here.
+	FS sstable.FS
 }
 
 // Config's defaults (MaxStreams' depends on the CPUs: 2 per CPU).
@@ -146,6 +162,8 @@ const (
 	DefaultHandshakeTimeout   = 10 * time.Second
 	DefaultConnIdleTimeout    = 5 * time.Minute
 	DefaultConnMaxAgeGrace    = time.Minute
+	DefaultIOTimeout          = 20 * time.Second
+	DefaultMaxStuckIO         = 64
 )
 
 // ConfigError is a Config value New refuses. Field is spelled as in
@@ -177,6 +195,10 @@ func (c *Config) resolve() error {
 		return &ConfigError{"BatchRows", strconv.Itoa(c.BatchRows), "must not be negative (0: " + strconv.Itoa(DefaultBatchRows) + ")"}
 	case c.BatchBytes < 0:
 		return &ConfigError{"BatchBytes", strconv.Itoa(c.BatchBytes), "must not be negative (0: " + strconv.Itoa(DefaultBatchBytes) + ")"}
+	case c.IOTimeout < 0:
+		return &ConfigError{"IOTimeout", c.IOTimeout.String(), "must not be negative (0: " + DefaultIOTimeout.String() + ")"}
+	case c.MaxStuckIO < 0:
+		return &ConfigError{"MaxStuckIO", strconv.Itoa(c.MaxStuckIO), "must not be negative (0: " + strconv.Itoa(DefaultMaxStuckIO) + ")"}
 	}
 	switch {
 	case c.TLSCert != "" && c.TLSKey == "":
@@ -211,6 +233,12 @@ func (c *Config) resolve() error {
 	}
 	if c.KeyCacheBytes == 0 {
 		c.KeyCacheBytes = DefaultKeyCacheBytes
+	}
+	if c.IOTimeout == 0 {
+		c.IOTimeout = DefaultIOTimeout
+	}
+	if c.MaxStuckIO == 0 {
+		c.MaxStuckIO = DefaultMaxStuckIO
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))

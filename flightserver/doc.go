@@ -19,6 +19,12 @@
 // StreamStallTimeout, and connections (conns.go) are capped, closed
 // when idle, and closed when they take nothing.
 //
+// Storage may never answer: the readers' opens and reads, and a table's
+// listing and snapshot (tables.guarded), run under one iostall.Guard,
+// so a request fails with UNAVAILABLE after Config.IOTimeout instead of
+// hanging, and Shutdown returns within its context and a second, cutting
+// whatever still runs.
+//
 // Arrow buffers come from a pool by size class (pool.go), shared by all
 // streams: a record batch frees its buffers once sent and the next batch,
 // of any stream, reuses them. Built with -tags invariants, a freed

@@ -7,6 +7,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/sstable-flight/sstable-flight/internal/iostall"
+	"github.com/sstable-flight/sstable-flight/internal/safefile"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
@@ -48,13 +50,17 @@ func toStatus(err error) error {
 		return status.Error(codes.Unavailable, err.Error())
 	case errors.Is(err, errShed):
 		return status.Error(codes.Unavailable, err.Error())
+	case errors.Is(err, iostall.ErrStalled), errors.Is(err, iostall.ErrClosed):
+		// Storage did not answer: another replica, or this one later,
+		// may.
+		return status.Error(codes.Unavailable, err.Error())
 	case errors.Is(err, context.Canceled):
 		return status.Error(codes.Canceled, err.Error())
 	case errors.Is(err, context.DeadlineExceeded):
 		return status.Error(codes.DeadlineExceeded, err.Error())
 	case errors.As(err, &corrupt), errors.Is(err, snapshot.ErrMissingComponent):
 		return status.Error(codes.DataLoss, err.Error())
-	case errors.Is(err, snapshot.ErrNotRegular):
+	case errors.Is(err, snapshot.ErrNotRegular), errors.Is(err, safefile.ErrNotRegular):
 		// The bytes may be fine, but not where a file should be: the
 		// operator must put a regular file there.
 		return status.Error(codes.FailedPrecondition, err.Error())

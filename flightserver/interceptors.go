@@ -56,6 +56,7 @@ func (s *service) observe(method string, start time.Time, err error) error {
 // unaryInterceptor authorizes and observes a unary RPC.
 func (s *service) unaryInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 	start := time.Now()
+	defer s.rpcs.end(s.rpcs.begin(info.FullMethod))
 	if err := s.authorize(ctx, info.FullMethod); err != nil {
 		return nil, s.observe(info.FullMethod, start, err)
 	}
@@ -66,6 +67,7 @@ func (s *service) unaryInterceptor(ctx context.Context, req any, info *grpc.Unar
 // streamInterceptor authorizes and observes a streaming RPC.
 func (s *service) streamInterceptor(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 	start := time.Now()
+	defer s.rpcs.end(s.rpcs.begin(info.FullMethod))
 	if err := s.authorize(ss.Context(), info.FullMethod); err != nil {
 		return s.observe(info.FullMethod, start, err)
 	}

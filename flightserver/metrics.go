@@ -64,6 +64,9 @@ func newMetrics(adm *admission, snaps *snapshot.Manager, side *sidecar.Client, c
 			"Bytes of decompressed chunks in the point reads' chunk cache.",
 			func() (int64, int64, int64) { s := c.Stats(); return s.Hits, s.Misses, s.Bytes })...)
 	}
+	if g := caches.IOGuard; g != nil {
+		m.reg.MustRegister(storageMetrics(g)...)
+	}
 	if c := caches.KeyCache; c != nil {
 		m.reg.MustRegister(cacheMetrics("key", "Partition position lookups of point reads in BIG SSTables: hit (position cached) or miss (Index.db scanned).",
 			"Bytes the key cache accounts for its entries (keys plus 96 each).",
@@ -84,6 +87,22 @@ func cacheMetrics(name, lookups, bytes string, stats func() (hits, misses, size 
 		counter("miss", func(_, m, _ int64) int64 { return m }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_" + name + "_cache_bytes", Help: bytes},
 			func() float64 { _, _, b := stats(); return float64(b) }),
+	}
+}
+
+// storageMetrics reads the storage guard's counters at scrape time: the
+// opens and reads (and table listings) storage did not answer in time.
+func storageMetrics(g *sstable.IOGuard) []prometheus.Collector {
+	return []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_storage_stuck_operations",
+			Help: "File opens, reads and table listings given up on after --io-timeout that have not returned yet: each holds a thread in the kernel (hung storage)."},
+			func() float64 { return float64(g.Stats().Stuck) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sstf_storage_stalls_total",
+			Help: "File opens, reads and table listings given up on after --io-timeout; their requests failed with UNAVAILABLE."},
+			func() float64 { return float64(g.Stats().Stalls) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sstf_storage_refused_total",
+			Help: "File opens and reads refused at once because one on the same file, or the limit of them, was stuck."},
+			func() float64 { return float64(g.Stats().Refused) }),
 	}
 }
 

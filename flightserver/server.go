@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/sstable-flight/sstable-flight/internal/iostall"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
@@ -26,6 +27,7 @@ type Server struct {
 	health *health.Server
 	admin  *http.Server
 	conns  *connLimit // caps the connections Serve accepts
+	io     *iostall.Guard
 }
 
 // New builds a server over cfg.DataDir; Serve starts it.
@@ -38,7 +40,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("start server: %w", err)
 	}
 	sc := cfg.Snapshot
-	var caches sstable.Options // the point reads' caches every reader shares
+	// What every reader shares: the point reads' caches and the guard
+	// of its files' opens and reads.
+	guard := iostall.New(cfg.IOTimeout, cfg.MaxStuckIO)
+	caches := sstable.Options{IOGuard: guard}
 	if cfg.ChunkCacheBytes > 0 {
 		caches.ChunkCache = sstable.NewChunkCache(cfg.ChunkCacheBytes)
 	}
@@ -46,7 +51,9 @@ func New(cfg Config) (*Server, error) {
 		caches.KeyCache = sstable.NewKeyCache(cfg.KeyCacheBytes)
 	}
 	if sc.Open == nil {
-		sc.Open = func(path string) (*sstable.Reader, error) { return sstable.Open(path, caches) }
+		o := caches
+		o.FS = cfg.FS
+		sc.Open = func(path string) (*sstable.Reader, error) { return sstable.Open(path, o) }
 	}
 	if sc.OpenFS == nil {
 		sc.OpenFS = func(path string, fsys sstable.FS) (*sstable.Reader, error) {
@@ -61,7 +68,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	adm := newAdmission(cfg.MaxStreams, cfg.AdmissionWait)
 	m := newMetrics(adm, snaps, sc.Sidecar, caches)
-	svc := &service{cfg: cfg, mem: cfg.Allocator, adm: adm, metrics: m, log: cfg.Logger, keys: keys,
+	svc := &service{cfg: cfg, mem: cfg.Allocator, adm: adm, metrics: m, log: cfg.Logger, keys: keys, rpcs: newRPCs(),
 		failureLog: newLogLimiter(failureLogInterval, time.Now)}
 	// The table cache trusts what it found for the snapshots' window,
 	// as the manager resolved it for its mode: one rule, not a guess.
@@ -73,7 +80,7 @@ func New(cfg Config) (*Server, error) {
 			"path", l.Path, "target", l.Target)
 	}
 	svc.tables = &tables{dataDir: snaps.DataDir(), lister: snapshot.NewLister(snaps.DataDir(), skipped), schemas: cfg.Schemas, snaps: snaps,
-		fresh: snaps.Window(), now: cfg.Now, built: map[string]*table{}, found: map[tableName]foundDir{}}
+		fresh: snaps.Window(), now: cfg.Now, guard: guard, built: map[string]*table{}, found: map[tableName]foundDir{}}
 
 	opts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(svc.unaryInterceptor),
@@ -95,7 +102,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.tlsConf != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.tlsConf)))
 	}
-	s := &Server{cfg: cfg, svc: svc, grpc: grpc.NewServer(opts...), health: health.NewServer(), conns: conns}
+	s := &Server{cfg: cfg, svc: svc, grpc: grpc.NewServer(opts...), health: health.NewServer(), conns: conns, io: guard}
 	s.grpc.RegisterService(invalidWhenUndecodable(&flightgen.FlightService_ServiceDesc), svc)
 	s.grpc.RegisterService(invalidWhenUndecodable(&healthpb.Health_ServiceDesc), s.health)
 
@@ -140,22 +147,74 @@ func (s *Server) ServeAdmin(lis net.Listener) error {
 }
 
 // Shutdown drains: health turns NOT_SERVING, new RPCs are refused,
-// running streams finish until ctx ends, then the rest are cut.
-func (s *Server) Shutdown(ctx context.Context) {
+// running streams finish until ctx ends. Then the drain is over whatever
+// still runs: waits on storage are given up (their operations stay
+// stuck in the kernel), the remaining RPCs are cut, and Shutdown returns
+// within stopGrace of ctx's end, with an error saying what was still
+// running, even if a handler never returns (one blocked where neither
+// its context nor the storage guard reaches it). The snapshots are
+// removed within the same bound.
+func (s *Server) Shutdown(ctx context.Context) error {
 	s.health.Shutdown()
 	done := make(chan struct{})
 	go func() {
 		s.grpc.GracefulStop()
 		close(done)
 	}()
+	var err error
 	select {
 	case <-done:
 	case <-ctx.Done():
+		running := s.Running()
+		s.io.Close()
 		s.grpc.Stop()
-		<-done
+		select {
+		case <-done:
+		case <-time.After(stopGrace):
+			running += "; handlers still running after they were cut: " + s.svc.rpcs.describe()
+		}
+		err = fmt.Errorf("drain timeout: cut %s", running)
 	}
 	s.admin.Shutdown(ctx)
-	if err := s.svc.tables.snaps.Close(); err != nil {
-		s.cfg.Logger.Warn("remove snapshots", "err", err)
+	closed := make(chan error, 1)
+	go func() { closed <- s.svc.tables.snaps.Close() }()
+	// The snapshots go within ctx, or within stopGrace once it ended.
+	removed := func(cerr error) error {
+		if cerr != nil {
+			s.cfg.Logger.Warn("remove snapshots", "err", cerr)
+		}
+		return err
 	}
+	select {
+	case cerr := <-closed:
+		return removed(cerr)
+	case <-ctx.Done():
+	}
+	select {
+	case cerr := <-closed:
+		return removed(cerr)
+	case <-time.After(stopGrace):
+		return errors.Join(err, errors.New("drain timeout: snapshots not removed (storage does not answer); the next start removes them"))
+	}
+}
+
+// stopGrace is how long Shutdown waits, once its context ended, for the
+// cut RPCs to return and the snapshots to go.
+const stopGrace = time.Second
+
+// Running describes what the server is running: RPCs by method, and
+// storage operations stuck in the kernel.
+func (s *Server) Running() string {
+	out := s.svc.rpcs.describe()
+	if stuck := s.io.StuckOps(); len(stuck) > 0 {
+		out += fmt.Sprintf("; %d storage operations stuck:", len(stuck))
+		for i, st := range stuck {
+			if i == 3 {
+				out += " ..."
+				break
+			}
+			out += fmt.Sprintf(" %s (%v)", st.Op, st.For.Round(time.Millisecond))
+		}
+	}
+	return out
 }

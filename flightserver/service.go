@@ -28,6 +28,7 @@ type service struct {
 	// decoding bounds the request bytes decoded and planned at once
 	// (Config.MaxDecodeBytes).
 	decoding *budget
+	rpcs     *rpcs // running now, for the drain's report
 }
 
 // command reads a descriptor: PATH [keyspace, table] or a JSON command.

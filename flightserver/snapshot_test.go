@@ -15,26 +15,36 @@ import (
 // (Cassandra's layout) and returns the data directory.
 func copyCorpusTable(t *testing.T, table string) string {
 	t.Helper()
-	src, _ := filepath.Glob(filepath.Join(corpusRoot(), "oa", "corpus", table+"-*"))
-	if len(src) != 1 {
-		t.Fatalf("corpus table %s: %v", table, src)
-	}
+	return copyCorpusTables(t, "oa", table)
+}
+
+// copyCorpusTables copies tables of one format's corpus (their files, not
+// the sstabledump and sstablemetadata directories) into a new data
+// directory and returns it.
+func copyCorpusTables(t *testing.T, format string, tables ...string) string {
+	t.Helper()
 	data := filepath.Join(t.TempDir(), "data")
-	dst := filepath.Join(data, "corpus", filepath.Base(src[0]))
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	files, _ := os.ReadDir(src[0])
-	for _, f := range files {
-		if f.IsDir() {
-			continue
+	for _, table := range tables {
+		src, _ := filepath.Glob(filepath.Join(corpusRoot(), format, "corpus", table+"-*"))
+		if len(src) != 1 {
+			t.Fatalf("corpus table %s/%s: %v", format, table, src)
 		}
-		b, err := os.ReadFile(filepath.Join(src[0], f.Name()))
-		if err != nil {
+		dst := filepath.Join(data, "corpus", filepath.Base(src[0]))
+		if err := os.MkdirAll(dst, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dst, f.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
+		files, _ := os.ReadDir(src[0])
+		for _, f := range files {
+			if f.IsDir() {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(src[0], f.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dst, f.Name()), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	return data

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
+	"github.com/sstable-flight/sstable-flight/internal/iostall"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
@@ -42,6 +43,10 @@ type tables struct {
 	// point read's server time.
 	fresh time.Duration
 	now   func() time.Time
+	// guard bounds how long a request waits for a table's listing, its
+	// snapshot and its schema file, none of which the readers' own
+	// guarded opens and reads cover (see guarded).
+	guard *iostall.Guard
 
 	mu    sync.Mutex
 	built map[string]*table      // table directory → table
@@ -68,6 +73,38 @@ func (l *lease) release()                   { l.e.Release() }
 
 // acquire finds the table and leases its current snapshot epoch.
 func (ts *tables) acquire(ctx context.Context, keyspace, name string) (*lease, error) {
+	if err := checkNames(keyspace, name); err != nil {
+		return nil, err
+	}
+	return ts.guarded(ctx, "snapshot", keyspace, name, func() (*lease, error) { return ts.acquireNow(ctx, keyspace, name) })
+}
+
+// guarded runs fn, which finds and leases a table (listing directories,
+// reading txn logs and schema.cql, cutting and opening an epoch), under
+// the storage guard: the request waits for it until its context ends or
+// twice the I/O timeout passes, so that a stalled open or read inside,
+// guarded itself, reports first, naming its file. When the request stops
+// waiting, fn goes on and its lease, if it gets one, is released then;
+// a table with a listing stuck past the timeout refuses the next ones
+// at once.
+func (ts *tables) guarded(ctx context.Context, action, keyspace, name string, fn func() (*lease, error)) (*lease, error) {
+	var (
+		l   *lease
+		err error
+	)
+	op := iostall.Op{Action: action, Path: keyspace + "." + name, Offset: -1}
+	late := func() {
+		if l != nil {
+			l.release()
+		}
+	}
+	if gerr := ts.guard.DoTimeout(ctx, op, 2*ts.guard.Timeout(), func() { l, err = fn() }, late); gerr != nil {
+		return nil, gerr
+	}
+	return l, err
+}
+
+func (ts *tables) acquireNow(ctx context.Context, keyspace, name string) (*lease, error) {
 	td, err := ts.find(ctx, keyspace, name)
 	if err != nil {
 		return nil, err
@@ -85,11 +122,13 @@ func (ts *tables) acquireEpoch(ctx context.Context, keyspace, name, id string) (
 	if err := checkNames(keyspace, name); err != nil {
 		return nil, err
 	}
-	e, err := ts.snaps.Lookup(keyspace, name, id)
-	if err != nil {
-		return nil, err
-	}
-	return ts.leaseOf(ctx, e)
+	return ts.guarded(ctx, "schema of", keyspace, name, func() (*lease, error) {
+		e, err := ts.snaps.Lookup(keyspace, name, id)
+		if err != nil {
+			return nil, err
+		}
+		return ts.leaseOf(ctx, e)
+	})
 }
 
 // checkNames refuses names Cassandra would not accept, before they come
@@ -107,11 +146,8 @@ func checkNames(keyspace, name string) error {
 	return nil
 }
 
-// find resolves a table's directory.
+// find resolves a table's directory; checkNames passed.
 func (ts *tables) find(ctx context.Context, keyspace, name string) (snapshot.TableDir, error) {
-	if err := checkNames(keyspace, name); err != nil {
-		return snapshot.TableDir{}, err
-	}
 	if ts.snaps.Mode() == snapshot.Sidecar {
 		// No local directory: the table is whatever Sidecar snapshots
 		// (an unknown one fails the cut with snapshot.ErrNoTable).
@@ -233,11 +269,15 @@ type tableLister interface {
 // all lists every user table of the data directory, or in Sidecar mode
 // every user table the schema source knows: never the tables of
 // Cassandra's system keyspaces, which checkNames refuses.
-func (ts *tables) all() ([]snapshot.TableDir, error) {
+func (ts *tables) all(ctx context.Context) ([]snapshot.TableDir, error) {
 	var found []snapshot.TableDir
 	if ts.snaps.Mode() != snapshot.Sidecar {
 		var err error
-		if found, err = ts.lister.Layout(); err != nil {
+		op := iostall.Op{Action: "list", Path: ts.dataDir, Offset: -1}
+		if gerr := ts.guard.DoTimeout(ctx, op, 2*ts.guard.Timeout(), func() { found, err = ts.lister.Layout() }, nil); gerr != nil {
+			return nil, gerr
+		}
+		if err != nil {
 			return nil, err
 		}
 	} else if l, ok := ts.schemas.(tableLister); ok {

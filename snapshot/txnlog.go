@@ -13,12 +13,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
+	"github.com/sstable-flight/sstable-flight/internal/safefile"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
@@ -74,7 +76,7 @@ func ReadTxnLog(path string) (*TxnLog, error) {
 	if m == nil {
 		return nil, fmt.Errorf("read txn log %s: not named <version>_txn_<operation>_<id>.log", path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readTxnLogFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read txn log %s: %w", path, err)
 	}
@@ -271,4 +273,16 @@ func splitLines(b []byte) []string {
 		b = b[i+1:]
 	}
 	return out
+}
+
+// readTxnLogFile reads a txn log, if it is a regular file: a FIFO named
+// as a log would otherwise block the listing in open(2) for ever, and a
+// link could lead out of the data directory (safefile.Open).
+func readTxnLogFile(path string) ([]byte, error) {
+	f, _, err := safefile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }

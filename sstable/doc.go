@@ -11,7 +11,8 @@
 //
 // Data flows through it in layers, as in pebble's sstable package:
 //
-//	FS / File (fs.go)             a component file: ReadAt, Size, Name
+//	FS / File (fs.go)             a component file: ReadAt, Size, Name;
+//	                              IOGuard (guard.go) bounds its opens and reads
 //	  compress/                   CompressionInfo.db, CRC.db, codecs, chunk cache
 //	    stream.go                 Data.db as a checksummed byte stream
 //	      decode.go, unfiltered.go  one partition's header, rows and markers

@@ -24,6 +24,10 @@ type Options struct {
 	// KeyCache, when set, keeps the Data.db positions point reads find
 	// in Index.db (BIG SSTables), for later point reads of the same key.
 	KeyCache *KeyCache
+	// IOGuard, when set, bounds every open and read of the components
+	// through FS (guard.go): storage that never answers fails the read
+	// with ErrStalled instead of blocking its caller for ever.
+	IOGuard *IOGuard
 }
 
 // ChunkCache holds decompressed Data.db chunks within a byte budget.
@@ -67,7 +71,7 @@ func Open(path string, opts Options) (_ *Reader, err error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{Desc: d, Version: v, dir: filepath.Dir(path), fs: fsOrLocal(opts.FS), keys: opts.KeyCache, id: readerIDs.Add(1)}
+	r := &Reader{Desc: d, Version: v, dir: filepath.Dir(path), fs: guard(fsOrLocal(opts.FS), opts.IOGuard), keys: opts.KeyCache, id: readerIDs.Add(1)}
 	defer func() {
 		if err != nil {
 			r.Close()

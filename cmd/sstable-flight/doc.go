@@ -6,7 +6,8 @@
 // It only wires: flags into flightserver.Config (flags.go), the schema
 // source (schema.cql files, SSTable headers, or a local Cassandra node
 // over CQL), the snapshot mode (hard links, live, or Cassandra Sidecar),
-// signals and a drain on SIGTERM. It applies no defaults of its own: a
+// signals and a drain on SIGTERM, bounded by --drain-timeout: past it
+// the process exits, non-zero, whatever is still running. It applies no defaults of its own: a
 // flag not given is zero or the package's constant, and the packages'
 // Configs resolve and check them; a value they refuse is reported by its
 // flag. --data-dir has no default (Cassandra's location varies by

@@ -52,7 +52,8 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	fs.BoolVar(&cfg.Pprof, "pprof", false, "serve /debug/pprof/ on the admin port (behind the token and client certificate, as Flight)")
 	fs.BoolVar(&cfg.MetricsOpen, "metrics-open", false, "serve /metrics without the token and client certificate Flight requires (for scrapers that send neither; TLS stays)")
 	fs.StringVar(&cfg.TicketKeyFile, "ticket-key-file", "", fmt.Sprintf("file of the keys tickets are signed with, one a line in hex (%d bytes or more: openssl rand -hex %d), shared by a cluster; the first signs, all verify (default: a random key per process)", flightserver.MinTicketKeyBytes, flightserver.MinTicketKeyBytes))
-	fs.DurationVar(&o.drain, "drain-timeout", 30*time.Second, "on SIGTERM, how long running streams may finish")
+	fs.DurationVar(&o.drain, "drain-timeout", 30*time.Second, "on SIGTERM, how long running streams may finish; past it the process exits, non-zero, whatever is still running")
+	fs.DurationVar(&cfg.IOTimeout, "io-timeout", flightserver.DefaultIOTimeout, "how long one open or read of an SSTable file may take before its request fails with UNAVAILABLE (hung storage)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.cassandra, "cassandra", "", "local Cassandra node HOST:PORT (CQL) to read schemas from; without it schema.cql files, else SSTable headers")
 	fs.StringVar(&o.cqlUser, "cassandra-user", "", "CQL user (password from env SSTF_CASSANDRA_PASSWORD)")
@@ -113,6 +114,7 @@ var configFlags = map[string]string{
 	"TicketKeyFile":      "ticket-key-file",
 	"KeyCacheBytes":      "key-cache-bytes",
 	"ChunkCacheBytes":    "chunk-cache-bytes",
+	"IOTimeout":          "io-timeout",
 	"Snapshot.Mode":      "snapshot-mode",
 	"Snapshot.Dir":       "snapshot-dir",
 	"Snapshot.Window":    "snapshot-window",

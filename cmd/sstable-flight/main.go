@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -100,14 +101,38 @@ func run() error {
 	case s := <-sig:
 		cfg.Logger.Info("draining", "signal", s.String(), "timeout", o.drain.String())
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), o.drain)
-	defer cancel()
-	srv.Shutdown(ctx)
 	if errors.Is(err, net.ErrClosed) {
 		err = nil
 	}
-	return err
+	return errors.Join(err, drain(srv, o.drain, cfg.Logger))
 }
+
+// drain shuts the server down within timeout and a little: Shutdown is
+// bounded itself (it cuts what runs past the timeout), and if it still
+// has not returned after drainGrace more (a hung disk under the
+// snapshots it removes), the process exits anyway. Past the timeout the
+// exit is non-zero, and the log says what was still running.
+func drain(srv *flightserver.Server, timeout time.Duration, log *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- srv.Shutdown(ctx) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			log.Error("drain timeout: exiting", "timeout", timeout.String(), "err", err)
+		}
+		return err
+	case <-time.After(timeout + drainGrace):
+		err := fmt.Errorf("drain timeout %v: shutdown did not finish, exiting with %s still running", timeout, srv.Running())
+		log.Error("drain timeout: exiting", "timeout", timeout.String(), "err", err)
+		return err
+	}
+}
+
+// drainGrace is how long past --drain-timeout the process waits for
+// Shutdown before it exits regardless.
+const drainGrace = 2 * time.Second
 
 // cqlSession connects to one node only: the schema is the same on every
 // node, and the server must not send load elsewhere.

@@ -71,6 +71,11 @@ func startServer(t *testing.T, bin, data, snaps string) *server {
 	return s
 }
 
+// startServerArgs is startServer with the whole command line given.
+func startServerArgs(t *testing.T, bin string, args []string) *server {
+	return startProcess(t, bin, args)
+}
+
 // startProcess starts the binary with args and waits until it serves.
 func startProcess(t *testing.T, bin string, args []string) *server {
 	t.Helper()

@@ -13,6 +13,7 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/sstable-flight/sstable-flight/internal/safefile"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
@@ -214,12 +215,18 @@ var ErrNotFound = errors.New("table not found in cassandra, schema.cql or sstabl
 // fromFile returns the table from a schema.cql, nil if the file does not
 // exist or does not define it. Parsed files are cached until they change.
 func (c *Catalog) fromFile(path, keyspace, table string) (*Table, error) {
-	fi, err := os.Stat(path)
+	// NB: Lstat, and ReadCQLFile opens with O_NOFOLLOW: a schema.cql that
+	// is a link, a FIFO or a directory is an error, never followed or
+	// waited on.
+	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read schema file: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("read schema file %s: %w: %s", path, safefile.ErrNotRegular, safefile.Kind(fi.Mode()))
 	}
 	c.mu.Lock()
 	e, ok := c.files[path]

@@ -3,7 +3,9 @@ package catalog
 import (
 	"errors"
 	"fmt"
-	"os"
+	"io"
+
+	"github.com/sstable-flight/sstable-flight/internal/safefile"
 )
 
 // SchemaFile is the name of the schema file the Catalog looks for in a
@@ -45,8 +47,10 @@ func ParseCQL(text string) ([]*Table, error) {
 }
 
 // ReadCQLFile reads a schema file with ParseCQL; errors name the file.
+// It reads regular files only, never following a link or waiting on a
+// FIFO (safefile.Open).
 func ReadCQLFile(path string) ([]*Table, error) {
-	b, err := os.ReadFile(path)
+	b, err := readSchemaFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read schema file: %w", err)
 	}
@@ -201,4 +205,13 @@ func (r *cqlReader) finish() ([]*Table, error) {
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+func readSchemaFile(path string) ([]byte, error) {
+	f, _, err := safefile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/sstable-flight/sstable-flight/internal/safefile"
 )
 
 // Readable is one component file: random access, its size and its name
@@ -22,16 +24,14 @@ type osFile struct {
 
 func (f osFile) Size() int64 { return f.size }
 
-// OpenFile opens a local component file.
+// OpenFile opens a local component file, if it is a regular file: a
+// symbolic link is never followed and a FIFO never waited on
+// (safefile.Open), so a component replaced by either under an epoch
+// fails the open at once, matching safefile.ErrNotRegular.
 func OpenFile(path string) (Readable, io.Closer, error) {
-	f, err := os.Open(path)
+	f, st, err := safefile.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open sstable component: %w", err)
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("stat sstable component: %w", err)
 	}
 	return osFile{File: f, size: st.Size()}, f, nil
 }

@@ -1,0 +1,120 @@
+package sstable_test
+
+import (
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sstable-flight/sstable-flight/internal/corpus"
+	"github.com/sstable-flight/sstable-flight/sstable"
+)
+
+// stallFS is memFS whose opens or reads of one component block until
+// released: a file on storage that never answers.
+type stallFS struct {
+	*memFS
+	component string
+	open      bool // stall the open, else the reads
+	release   chan struct{}
+	once      sync.Once
+}
+
+func (s *stallFS) unblock() { s.once.Do(func() { close(s.release) }) }
+
+func (s *stallFS) Open(path string) (sstable.File, io.Closer, error) {
+	hit := strings.HasSuffix(path, "-"+s.component)
+	if hit && s.open {
+		<-s.release
+	}
+	f, c, err := s.memFS.Open(path)
+	if err != nil || !hit || s.open {
+		return f, c, err
+	}
+	return stallFile{File: f, release: s.release}, c, nil
+}
+
+type stallFile struct {
+	sstable.File
+	release chan struct{}
+}
+
+func (f stallFile) ReadAt(p []byte, off int64) (int, error) {
+	<-f.release
+	return f.File.ReadAt(p, off)
+}
+
+// TestIOGuardBoundsHungStorage: through an IOGuard, an open or a read of
+// a component that never returns fails within the timeout with
+// ErrStalled naming the file, whichever component it is; without one it
+// would block its caller for ever. Through a guard whose storage
+// answers, a reader reads exactly what the local one does.
+func TestIOGuardBoundsHungStorage(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join(corpusRoot(), "*", "corpus", "timestamps-*", "*-3-*-Data.db"))
+	if len(paths) != 3 {
+		t.Fatalf("corpus.timestamps generation 3 in each format: %v", paths)
+	}
+	const timeout = 100 * time.Millisecond
+	for _, path := range paths {
+		d, _ := sstable.ParseDescriptor(filepath.Base(path))
+		t.Run(corpus.SSTableCase(path), func(t *testing.T) {
+			local, err := sstable.Open(path, sstable.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer local.Close()
+			g := sstable.NewIOGuard(timeout, 64)
+			guarded, err := sstable.Open(path, sstable.Options{FS: newMemFS(), IOGuard: g})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := readerOutput(t, guarded), readerOutput(t, local); got != want {
+				t.Fatalf("output through the guard differs from the local one:\n%s", firstDiff(want, got))
+			}
+			guarded.Close()
+
+			comps := []string{"TOC.txt", "Statistics.db", "CompressionInfo.db", "Filter.db"}
+			if d.Format == "bti" {
+				comps = append(comps, "Partitions.db")
+			} else {
+				comps = append(comps, "Summary.db")
+			}
+			for _, c := range comps {
+				for _, stallOpen := range []bool{true, false} {
+					fs := &stallFS{memFS: newMemFS(), component: c, open: stallOpen, release: make(chan struct{})}
+					start := time.Now()
+					r, err := sstable.Open(path, sstable.Options{FS: fs, IOGuard: sstable.NewIOGuard(timeout, 64)})
+					took := time.Since(start)
+					fs.unblock()
+					if err == nil {
+						r.Close()
+					}
+					if !errors.Is(err, sstable.ErrStalled) || !strings.Contains(err.Error(), d.Prefix()+"-"+c) || took > timeout+2*time.Second {
+						t.Fatalf("open with %s stalled (open %v): %v after %v", c, stallOpen, err, took)
+					}
+				}
+			}
+			// Data.db is read by scans, after the open.
+			fs := &stallFS{memFS: newMemFS(), component: "Data.db", release: make(chan struct{})}
+			defer fs.unblock()
+			r, err := sstable.Open(path, sstable.Options{FS: fs, IOGuard: sstable.NewIOGuard(timeout, 64)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			start := time.Now()
+			s := r.Scan()
+			for s.NextPartition() {
+			}
+			err = s.Err()
+			s.Release()
+			if !errors.Is(err, sstable.ErrStalled) || !strings.Contains(err.Error(), d.Prefix()+"-Data.db") || time.Since(start) > timeout+2*time.Second {
+				t.Fatalf("scan with Data.db stalled: %v after %v", err, time.Since(start))
+			}
+			t.Log(err)
+		})
+	}
+}
