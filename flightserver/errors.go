@@ -26,8 +26,11 @@ func invalid(err error) error { return invalidError{err} }
 // toStatus maps an error to its gRPC status: the client's mistakes and
 // unknown names are told apart from the server's failures, a corrupt or
 // incomplete SSTable is DATA_LOSS naming the file (and for corruption the
-// component and offset), and a component that is not a regular file is
-// FAILED_PRECONDITION naming it.
+// component and offset), a file that is not a regular file or is far
+// larger than it may be (a schema.cql, a txn log) is FAILED_PRECONDITION
+// naming it, and storage that does not answer is UNAVAILABLE. The
+// messages name files as the error does; observe then rewrites the
+// server's paths out of them (scrubber).
 func toStatus(err error) error {
 	if err == nil {
 		return nil
@@ -60,7 +63,7 @@ func toStatus(err error) error {
 		return status.Error(codes.DeadlineExceeded, err.Error())
 	case errors.As(err, &corrupt), errors.Is(err, snapshot.ErrMissingComponent):
 		return status.Error(codes.DataLoss, err.Error())
-	case errors.Is(err, snapshot.ErrNotRegular), errors.Is(err, safefile.ErrNotRegular):
+	case errors.Is(err, snapshot.ErrNotRegular), errors.Is(err, safefile.ErrNotRegular), errors.Is(err, safefile.ErrTooLarge):
 		// The bytes may be fine, but not where a file should be: the
 		// operator must put a regular file there.
 		return status.Error(codes.FailedPrecondition, err.Error())

@@ -38,7 +38,7 @@ func rpcName(method string) string { return method[strings.LastIndexByte(method,
 // latency are real time (time.Now, never Config.Now): a latency is how
 // long the RPC took, which an injected clock does not change.
 func (s *service) observe(method string, start time.Time, err error) error {
-	err = toStatus(err)
+	err = s.scrub.status(toStatus(err))
 	name := rpcName(method)
 	code := status.Code(err)
 	s.metrics.requests.WithLabelValues(name, code.String()).Inc()

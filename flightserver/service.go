@@ -28,7 +28,8 @@ type service struct {
 	// decoding bounds the request bytes decoded and planned at once
 	// (Config.MaxDecodeBytes).
 	decoding *budget
-	rpcs     *rpcs // running now, for the drain's report
+	rpcs     *rpcs     // running now, for the drain's report
+	scrub    *scrubber // the server's paths out of client messages
 }
 
 // command reads a descriptor: PATH [keyspace, table] or a JSON command.

@@ -31,6 +31,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/sstable-flight/sstable-flight/internal/snippet"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
@@ -46,9 +47,9 @@ var ErrMissingComponent = errors.New("sstable component missing")
 // directory.
 var ErrNotRegular = errors.New("sstable component is not a regular file")
 
-// maxTOCSize bounds what is read of a TOC.txt: it names a dozen
-// components, so anything near this size is damage, not a TOC.
-const maxTOCSize = 64 << 10
+// maxTOCSize bounds what is read of a TOC.txt, as the reader does: it
+// names a dozen components, so anything near this size is damage.
+const maxTOCSize = sstable.DefaultMaxTOC
 
 // relPath names a file of the table directory as the operator knows it:
 // relative to the data directory, <keyspace>/<table>-<id>/<name>.
@@ -151,9 +152,11 @@ func notRegular(td TableDir, name string, fi fs.FileInfo) error {
 	case m.IsDir():
 		what = "a directory"
 	case m&fs.ModeSymlink != 0:
-		what = "a symbolic link, never followed"
-		if to, err := os.Readlink(filepath.Join(td.Path, name)); err == nil {
-			what = fmt.Sprintf("a symbolic link to %s, never followed", to)
+		// NB: the target is shown only when it names a file of the same
+		// directory: a path elsewhere is the server's, not the client's.
+		what = "a symbolic link to a path outside the table directory, never followed"
+		if to, err := os.Readlink(filepath.Join(td.Path, name)); err == nil && !strings.ContainsRune(to, '/') && to != ".." {
+			what = fmt.Sprintf("a symbolic link to %s, never followed", snippet.QuoteN(to, 64))
 		}
 	case m&fs.ModeNamedPipe != 0:
 		what = "a named pipe"

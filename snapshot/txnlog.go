@@ -13,7 +13,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/sstable-flight/sstable-flight/internal/safefile"
+	"github.com/sstable-flight/sstable-flight/internal/snippet"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
@@ -158,7 +158,7 @@ func (l *TxnLog) verify(dir string, names []string, tornLastCheck bool) error {
 	for i := range l.Records[:first] {
 		r := &l.Records[i]
 		if d, ok := disk[i]; ok && r.Err == nil && d.files < r.NumFiles {
-			r.Err = fmt.Errorf("txn record %q: %d files on disk, want %d", r.Raw, d.files, r.NumFiles)
+			r.Err = fmt.Errorf("txn record %s: %d files on disk, want %d", snippet.QuoteN(r.Raw, 64), d.files, r.NumFiles)
 			bad = errors.Join(bad, fmt.Errorf("line %d invalid: %w", i+1, r.Err))
 		}
 	}
@@ -275,14 +275,15 @@ func splitLines(b []byte) []string {
 	return out
 }
 
-// readTxnLogFile reads a txn log, if it is a regular file: a FIFO named
+// maxTxnLogSize bounds what is read of a txn log. A log holds a line of
+// about 150 bytes per SSTable its transaction adds or removes: a
+// compaction of ten thousand SSTables writes under 2 MB.
+const maxTxnLogSize = 16 << 20
+
+// readTxnLogFile reads a txn log, if it is a regular file (a FIFO named
 // as a log would otherwise block the listing in open(2) for ever, and a
-// link could lead out of the data directory (safefile.Open).
+// link could lead out of the data directory: safefile.Open) of at most
+// maxTxnLogSize bytes.
 func readTxnLogFile(path string) ([]byte, error) {
-	f, _, err := safefile.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
+	return safefile.ReadFile(path, maxTxnLogSize)
 }

@@ -419,3 +419,22 @@ func TestListingJBODTransactions(t *testing.T) {
 		})
 	}
 }
+
+// TestTxnLogReadIsCapped is issue #15's finding 6 for txn logs: a log
+// grown huge (sparse, 64 GiB) or that is not a regular file (a FIFO,
+// whose open waited for a writer for ever) fails the read at once,
+// without reading it. Before, os.ReadFile allocated its size: "fatal
+// error: runtime: out of memory".
+func TestTxnLogReadIsCapped(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "oa_txn_compaction_9a1f0e40-5b8e-11ef-8c99-0242ac120002.log")
+	if err := os.WriteFile(log, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(log, 64<<30); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadTxnLog(log); err == nil || !strings.Contains(err.Error(), "more than the") {
+		t.Fatalf("64 GiB txn log: %v", err)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/sstable-flight/sstable-flight/internal/snippet"
 )
 
 // TxnRecordType is the kind of a txn log line.
@@ -102,13 +104,13 @@ func TxnRecordChecksum(t TxnRecordType, path string, updateTime int64, numFiles 
 func ParseTxnRecord(line string) TxnRecord {
 	m := txnRecordRE.FindStringSubmatch(line)
 	if m == nil {
-		return TxnRecord{Raw: line, Err: fmt.Errorf("parse txn record %q: not TYPE:[path,time,files][checksum]", line)}
+		return TxnRecord{Raw: line, Err: fmt.Errorf("parse txn record %s: not TYPE:[path,time,files][checksum]", snippet.QuoteN(line, 64))}
 	}
 	upd, err1 := strconv.ParseInt(m[3], 10, 64)
 	n, err2 := strconv.ParseInt(m[4], 10, 32)
 	sum, err3 := strconv.ParseInt(m[5], 10, 64)
 	if err := errors.Join(err1, err2, err3); err != nil {
-		return TxnRecord{Raw: line, Err: fmt.Errorf("parse txn record %q: %w", line, err)}
+		return TxnRecord{Raw: line, Err: fmt.Errorf("parse txn record %s: %w", snippet.QuoteN(line, 64), err)}
 	}
 	r := TxnRecord{Raw: line, Checksum: sum}
 	for t := TxnAdd; t <= TxnAbort; t++ {
@@ -123,7 +125,7 @@ func ParseTxnRecord(line string) TxnRecord {
 		r.UpdateTime = upd
 	}
 	if want := TxnRecordChecksum(r.Type, r.Path, r.UpdateTime, r.NumFiles); int64(want) != sum {
-		r.Err = fmt.Errorf("txn record %q: checksum %d, want %d", line, sum, want)
+		r.Err = fmt.Errorf("txn record %s: checksum %d, want %d", snippet.QuoteN(line, 64), sum, want)
 	}
 	return r
 }

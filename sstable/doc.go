@@ -29,7 +29,9 @@
 // sstabledump does. VerifyDigest and VerifyIndexes check whole files.
 //
 // Bad bytes are errors matching ErrCorruption that name the file, the
-// component and the offset; nothing here panics on input.
+// component and the offset, quoting no more than a snippet of what the
+// file holds; nothing here panics on input. A component read whole is
+// refused past its cap (Limits, limits.go), before it is read.
 //
 // What a Scanner returns aliases its buffers: an Unfiltered, its cells and
 // clustering values until the next call, a PartitionHeader's key until

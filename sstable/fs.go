@@ -62,7 +62,7 @@ func (r *Reader) holdComponent(component string) ([]byte, error) {
 		return nil, err
 	}
 	defer c.Close()
-	b, held, err := base.ReadHeld(f, component)
+	b, held, err := base.ReadHeld(f, component, r.limits.of(component))
 	if err != nil {
 		return nil, err
 	}

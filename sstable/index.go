@@ -106,11 +106,11 @@ func (c check) verify(r *Reader, at int64, key []byte) error {
 // pastEnd is the error for a claim whose position is at or past the end
 // of Data.db's data, where no partition can start.
 func (c check) pastEnd(r *Reader, at int64) error {
-	what := fmt.Sprintf("key %x", c.key)
+	what, b := "key", c.key
 	if c.key == nil {
-		what = fmt.Sprintf("trie entry %x", c.prefix)
+		what, b = "trie entry", c.prefix
 	}
-	return base.Corruptf(r.path(c.component), c.component, 0, "index entry for %s points to Data.db offset %d, at or past the end of its %d bytes of data", what, at, r.data.DataLength())
+	return base.Corruptf(r.path(c.component), c.component, 0, "index entry for %s %x points to Data.db offset %d, at or past the end of its %d bytes of data", what, b, at, r.data.DataLength())
 }
 
 // firstAfter returns the Data.db position of the first partition whose

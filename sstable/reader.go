@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/sstable-flight/sstable-flight/internal/snippet"
 	"github.com/sstable-flight/sstable-flight/sstable/compress"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 )
@@ -28,6 +29,9 @@ type Options struct {
 	// through FS (guard.go): storage that never answers fails the read
 	// with ErrStalled instead of blocking its caller for ever.
 	IOGuard *IOGuard
+	// Limits caps the components read whole (limits.go); zero fields
+	// are the defaults.
+	Limits Limits
 }
 
 // ChunkCache holds decompressed Data.db chunks within a byte budget.
@@ -53,6 +57,7 @@ type Reader struct {
 	data     dataSource
 	idx      indexes
 	closers  []io.Closer
+	limits   Limits
 	keys     *KeyCache // Options.KeyCache
 	id       uint64    // the reader's entries in keys
 }
@@ -71,7 +76,7 @@ func Open(path string, opts Options) (_ *Reader, err error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{Desc: d, Version: v, dir: filepath.Dir(path), fs: guard(fsOrLocal(opts.FS), opts.IOGuard), keys: opts.KeyCache, id: readerIDs.Add(1)}
+	r := &Reader{Desc: d, Version: v, dir: filepath.Dir(path), fs: guard(fsOrLocal(opts.FS), opts.IOGuard), limits: opts.Limits, keys: opts.KeyCache, id: readerIDs.Add(1)}
 	defer func() {
 		if err != nil {
 			r.Close()
@@ -113,7 +118,7 @@ const murmur3Partitioner = "org.apache.cassandra.dht.Murmur3Partitioner"
 // ErrPartitioner reports a token operation on an SSTable of another
 // partitioner than Murmur3.
 func (r *Reader) errPartitioner(op string) error {
-	return fmt.Errorf("%s on %s: partitioner %s is not supported (Murmur3Partitioner only)", op, r.dataPath, r.Stats.Partitioner)
+	return fmt.Errorf("%s on %s: partitioner %s is not supported (Murmur3Partitioner only)", op, r.dataPath, snippet.QuoteN(r.Stats.Partitioner, 80))
 }
 
 func (r *Reader) path(component string) string {
@@ -143,7 +148,7 @@ func (r *Reader) readSmall(component string) ([]byte, error) {
 		return nil, err
 	}
 	defer c.Close()
-	return base.ReadAll(f, component)
+	return base.ReadAll(f, component, r.limits.of(component))
 }
 
 func (r *Reader) openData(opts Options) error {

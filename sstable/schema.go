@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sstable-flight/sstable-flight/internal/snippet"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
@@ -59,7 +60,7 @@ func columns(cs []ColumnType) ([]Column, error) {
 	for _, c := range cs {
 		t, err := marshal.Parse(c.Type)
 		if err != nil {
-			return nil, fmt.Errorf("parse type of column %q: %w", c.Name, err)
+			return nil, fmt.Errorf("parse type of column %s: %w", snippet.QuoteN(c.Name, 64), err)
 		}
 		col := Column{Name: c.Name, Type: t, Fixed: t.FixedLength(), Complex: t.IsMultiCell()}
 		if col.Complex {

@@ -2,6 +2,7 @@ package sstable
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 )
@@ -21,14 +22,16 @@ import (
 // ParseTOC parses a TOC.txt and returns the components it lists, in
 // order and without repeats. Blank lines are skipped and a line may end
 // in \r\n, as Java's line reader allows. A line that cannot name a
-// component (a space, a path separator, a control or non-ASCII byte, "."
-// or "..") and a TOC that lists no Data.db or no Statistics.db, both of
-// which every reader needs, are corruption of file (the TOC's path as
-// the caller names it), at the bad line's offset.
+// component (see componentName) and a TOC that lists no Data.db or no
+// Statistics.db, both of which every reader needs, are corruption of
+// file (the TOC's path as the caller names it), at the bad line's
+// offset. NB: the error shows no more of a bad line than its first bad
+// byte: the file may be anything (a link to a secret, a copy of another
+// file), and the error may reach a client.
 func ParseTOC(b []byte, file string) ([]string, error) {
 	var comps []string
 	seen := map[string]bool{}
-	for off := 0; off < len(b); {
+	for n, off := 1, 0; off < len(b); n++ {
 		line := b[off:]
 		next := len(b)
 		if i := bytes.IndexByte(line, '\n'); i >= 0 {
@@ -36,8 +39,8 @@ func ParseTOC(b []byte, file string) ([]string, error) {
 		}
 		line = bytes.TrimSuffix(line, []byte{'\r'})
 		if len(line) > 0 {
-			if !componentName(line) {
-				return nil, base.Corruptf(file, "TOC.txt", int64(off), "line %q is not a component name", line)
+			if why := componentName(line); why != "" {
+				return nil, base.Corruptf(file, "TOC.txt", int64(off), "line %d (%d bytes, not shown) is not a component name: %s", n, len(line), why)
 			}
 			if c := string(line); !seen[c] {
 				seen[c] = true
@@ -54,18 +57,26 @@ func ParseTOC(b []byte, file string) ([]string, error) {
 	return comps, nil
 }
 
-// componentName reports whether a TOC line can be the suffix of a file
-// name in the SSTable's own directory: printable ASCII without a space
-// or a path separator, and not "." or "..". Cassandra's components (SAI's
-// SAI+aa+... included) are all of this form.
-func componentName(b []byte) bool {
+// maxComponentName bounds a component name: with the SSTable's prefix
+// it is a file name, which Linux caps at 255 bytes.
+const maxComponentName = 200
+
+// componentName says why a TOC line cannot be the suffix of a file name
+// in the SSTable's own directory, "" if it can: letters, digits and
+// "._+-", not "." or "..", at most maxComponentName bytes. Cassandra's
+// components (SAI's SAI+aa+..., SASI's SI_...) are all of this form.
+func componentName(b []byte) string {
 	if string(b) == "." || string(b) == ".." {
-		return false
+		return `"." and ".." name directories`
 	}
-	for _, c := range b {
-		if c <= ' ' || c >= 0x7f || c == '/' || c == '\\' {
-			return false
+	if len(b) > maxComponentName {
+		return fmt.Sprintf("longer than %d bytes", maxComponentName)
+	}
+	for i, c := range b {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '+' || c == '-'
+		if !ok {
+			return fmt.Sprintf("byte %#02x at column %d", c, i+1)
 		}
 	}
-	return true
+	return ""
 }

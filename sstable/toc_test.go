@@ -21,10 +21,14 @@ func TestParseTOC(t *testing.T) {
 		{"SAI components", "Data.db\nStatistics.db\nSAI+aa+GroupComplete.db\n", "Data.db,Statistics.db,SAI+aa+GroupComplete.db", 0},
 		{"empty", "", "lists no Data.db", 0},
 		{"no Statistics.db", "Data.db\nTOC.txt\n", "lists no Statistics.db", 0},
-		{"control bytes", "Data.db\nStat\x00\xffistics.db\n", `line "Stat\x00\xffistics.db" is not a component name`, 8},
-		{"a space", "Data.db\nStatistics.db\nIndex .db\n", `line "Index .db" is not a component name`, 22},
-		{"a path", "Data.db\nStatistics.db\n../../etc/passwd\n", `line "../../etc/passwd" is not a component name`, 22},
-		{"dot-dot", "Data.db\n..\nStatistics.db\n", `line ".." is not a component name`, 8},
+		{"control bytes", "Data.db\nStat\x00\xffistics.db\n", `line 2 (15 bytes, not shown) is not a component name: byte 0x00 at column 5`, 8},
+		{"a space", "Data.db\nStatistics.db\nIndex .db\n", `line 3 (9 bytes, not shown) is not a component name: byte 0x20 at column 6`, 22},
+		{"a path", "Data.db\nStatistics.db\n../../etc/passwd\n", `line 3 (16 bytes, not shown) is not a component name: byte 0x2f at column 3`, 22},
+		{"dot-dot", "Data.db\n..\nStatistics.db\n", `line 2 (2 bytes, not shown) is not a component name: "." and ".." name directories`, 8},
+		// A TOC.txt that is a copy of (or a hard link to) a secret: the
+		// error shows none of it.
+		{"a secret", "db.password=hunter2\n", `line 1 (19 bytes, not shown) is not a component name: byte 0x3d at column 12`, 0},
+		{"too long", "Data.db\n" + strings.Repeat("x", 201) + "\n", `line 2 (201 bytes, not shown) is not a component name: longer than 200 bytes`, 8},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseTOC([]byte(tc.toc), "ks/t/oa-1-big-TOC.txt")

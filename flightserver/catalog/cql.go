@@ -3,7 +3,6 @@ package catalog
 import (
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/sstable-flight/sstable-flight/internal/safefile"
 )
@@ -48,7 +47,7 @@ func ParseCQL(text string) ([]*Table, error) {
 
 // ReadCQLFile reads a schema file with ParseCQL; errors name the file.
 // It reads regular files only, never following a link or waiting on a
-// FIFO (safefile.Open).
+// FIFO (safefile.Open), of at most MaxSchemaFileSize bytes.
 func ReadCQLFile(path string) ([]*Table, error) {
 	b, err := readSchemaFile(path)
 	if err != nil {
@@ -207,11 +206,10 @@ func (r *cqlReader) finish() ([]*Table, error) {
 	return out, nil
 }
 
+// MaxSchemaFileSize bounds what is read of a schema file: DESCRIBE of a
+// table with its types is a few KiB; anything near this is not one.
+const MaxSchemaFileSize = 16 << 20
+
 func readSchemaFile(path string) ([]byte, error) {
-	f, _, err := safefile.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
+	return safefile.ReadFile(path, MaxSchemaFileSize)
 }

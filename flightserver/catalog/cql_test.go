@@ -1,8 +1,13 @@
 package catalog
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sstable-flight/sstable-flight/internal/safefile"
 
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
@@ -181,5 +186,21 @@ func TestSelectOrder(t *testing.T) {
 	// node by TestCassandra's SELECT * test.
 	if got, want := strings.Join(names(cols), " "), "k1 k2 c A_static s1 é Z a ü b"; got != want {
 		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// TestSchemaFileReadIsCapped is issue #15's finding 6 for schema.cql: a
+// huge one (sparse, 64 GiB) fails at once without being read. Before,
+// os.ReadFile allocated its size: "fatal error: runtime: out of memory".
+func TestSchemaFileReadIsCapped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), SchemaFile)
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 64<<30); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadCQLFile(path); !errors.Is(err, safefile.ErrTooLarge) {
+		t.Fatalf("64 GiB schema.cql: %v", err)
 	}
 }

@@ -3,6 +3,8 @@ package catalog
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sstable-flight/sstable-flight/internal/snippet"
 )
 
 // SyntaxError is a schema text that cannot be read: malformed CQL, a type
@@ -22,10 +24,12 @@ func (e *SyntaxError) Error() string {
 	} else {
 		fmt.Fprintf(&b, "line %d col %d: ", e.Line, e.Col)
 	}
+	// NB: the text may not be a schema at all (a schema.cql that is a
+	// copy of something else): show a snippet of it, not more.
 	if e.Statement != "" {
-		fmt.Fprintf(&b, "in %q: ", e.Statement)
+		fmt.Fprintf(&b, "in %s: ", snippet.QuoteN(e.Statement, 64))
 	}
-	b.WriteString(e.Msg)
+	b.WriteString(snippet.Cut(e.Msg, 200))
 	return b.String()
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/sstable-flight/sstable-flight/internal/snippet"
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
@@ -56,13 +57,13 @@ func FromHeader(keyspace, table, id string, readers []*sstable.Reader) (*Table, 
 			for _, c := range g.cols {
 				k, dup := seen[c.Name]
 				if dup && k != g.kind {
-					return nil, fmt.Errorf("build schema of %s.%s from headers: column %q is %s in one SSTable and %s in another", keyspace, table, c.Name, k, g.kind)
+					return nil, fmt.Errorf("build schema of %s.%s from headers: column %s is %s in one SSTable and %s in another", keyspace, table, snippet.QuoteN(c.Name, 64), k, g.kind)
 				}
 				if dup {
 					continue
 				}
 				if _, clash := t.Column(c.Name); clash {
-					return nil, fmt.Errorf("build schema of %s.%s from headers: column %q has the name generated for a key column", keyspace, table, c.Name)
+					return nil, fmt.Errorf("build schema of %s.%s from headers: column %s has the name generated for a key column", keyspace, table, snippet.QuoteN(c.Name, 64))
 				}
 				seen[c.Name] = g.kind
 				t.Columns = append(t.Columns, Column{Name: c.Name, Type: c.Type, Kind: g.kind, Position: -1})

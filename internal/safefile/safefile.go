@@ -7,6 +7,7 @@ package safefile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"syscall"
@@ -15,6 +16,32 @@ import (
 // ErrNotRegular reports a file that is a directory, a symbolic link, a
 // device, a pipe or a socket: never read.
 var ErrNotRegular = errors.New("not a regular file")
+
+// ErrTooLarge reports a file larger than what ReadFile was allowed to
+// read of it.
+var ErrTooLarge = errors.New("file too large")
+
+// ReadFile reads a whole regular file (Open) of at most max bytes: one
+// larger, by its size or by what a read finds (it may grow), is
+// ErrTooLarge, and nothing past max+1 bytes is read.
+func ReadFile(path string, max int64) ([]byte, error) {
+	f, fi, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi.Size() > max {
+		return nil, fmt.Errorf("read %s: %w: %d bytes, more than the %d it may have", path, ErrTooLarge, fi.Size(), max)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("read %s: %w: more than the %d bytes it may have", path, ErrTooLarge, max)
+	}
+	return b, nil
+}
 
 // Open opens path for reading, if it is a regular file. The last element
 // of path is never followed (O_NOFOLLOW), and a FIFO is not waited on

@@ -48,3 +48,21 @@ func TestOpenRefusesWhatIsNotAFile(t *testing.T) {
 		t.Fatalf("Open(missing): %v", err)
 	}
 }
+
+// TestReadFileIsCapped: a file over the cap, by its size (a sparse file
+// costs no disk), is ErrTooLarge without being read.
+func TestReadFileIsCapped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "schema.cql")
+	if err := os.WriteFile(path, []byte("CREATE"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFile(path, 6); err != nil || string(b) != "CREATE" {
+		t.Fatalf("ReadFile at the cap: %q, %v", b, err)
+	}
+	if err := os.Truncate(path, 64<<30); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(path, 1<<20); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("ReadFile of 64 GiB under a 1 MiB cap: %v", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"strings"
 
+	"github.com/sstable-flight/sstable-flight/internal/snippet"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 )
 
@@ -64,7 +65,7 @@ func ParseInfo(b []byte, file string, hasMaxCompressedLength bool) (*Info, error
 	if d.Err() == nil {
 		kind, ok := codecFor(info.Compressor)
 		if !ok {
-			return nil, base.Corruptf(file, infoComponent, at, "parse CompressionInfo.db: %w %q", ErrUnknownCompressor, info.Compressor)
+			return nil, base.Corruptf(file, infoComponent, at, "parse CompressionInfo.db: %w %s", ErrUnknownCompressor, snippet.QuoteString(info.Compressor))
 		}
 		info.codec = kind
 	}

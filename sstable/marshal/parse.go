@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/sstable-flight/sstable-flight/internal/snippet"
 )
 
 // ErrSyntax is the kind of every error for a malformed type string, and
@@ -27,10 +29,16 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	return "marshal: " + e.Msg + " at char " + strconv.Itoa(e.Pos) + " of " + strconv.Quote(e.Input)
+	// NB: the type string comes from a file (a Statistics.db header) and
+	// may be anything: show the part around the position, not all of it
+	// (maxShown bytes: a real type string, a UDT's included, fits).
+	return "marshal: " + snippet.Cut(e.Msg, maxShown) + " at char " + strconv.Itoa(e.Pos) + " of " + snippet.Around(e.Input, e.Pos, maxShown)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// maxShown bounds what an Error shows of its input and message.
+const maxShown = 512
 
 // maxDepth bounds nesting so hostile input cannot recurse without limit;
 // real schemas nest a handful of levels.

@@ -172,7 +172,7 @@ func (d *Decbuf) UVint32() int {
 
 // Errorf wraps a non-decoding failure with the current position.
 func (d *Decbuf) Errorf(format string, args ...any) error {
-	return fmt.Errorf("%s (%s) at offset %d: %w", d.File, d.Component, d.Pos(), fmt.Errorf(format, args...))
+	return fmt.Errorf("%s (%s) at offset %d: %w", d.File, d.Component, d.Pos(), fmt.Errorf(format, snippets(args)...))
 }
 
 // Reset points d at new bytes, keeping its file and component, so a hot

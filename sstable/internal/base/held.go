@@ -12,7 +12,7 @@ import (
 const heldOnHeap = 64 << 10
 
 // ReadHeld reads a whole component that a reader keeps for its life
-// (Summary.db, Filter.db). It is read, never mapped: a mapped file that
+// (Summary.db, Filter.db), if it is at most limit bytes. It is read, never mapped: a mapped file that
 // is truncated in place, or whose page the disk fails to read, faults on
 // the next access (SIGBUS), which kills the process however the access
 // is guarded by the caller, while a read fails with an error of the
@@ -20,10 +20,13 @@ const heldOnHeap = 64 << 10
 // memory off the Go heap, so a large bloom filter costs its size in RSS
 // and nothing in garbage-collector pacing; the closer unmaps it, after
 // which nothing may touch the bytes.
-func ReadHeld(r Readable, component string) ([]byte, io.Closer, error) {
+func ReadHeld(r Readable, component string, limit int64) ([]byte, io.Closer, error) {
 	size := r.Size()
+	if err := checkSize(r, component, limit); err != nil {
+		return nil, nil, err
+	}
 	if size < heldOnHeap {
-		b, err := ReadAll(r, component)
+		b, err := ReadAll(r, component, limit)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -22,7 +22,7 @@ func TestReadHeldSurvivesTruncation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, held, err := ReadHeld(f, "Filter.db")
+		b, held, err := ReadHeld(f, "Filter.db", 1<<30)
 		c.Close()
 		if err != nil {
 			t.Fatalf("%d bytes: %v", size, err)

@@ -61,13 +61,26 @@ func (b BytesReadable) Size() int64  { return int64(len(b.B)) }
 func (b BytesReadable) Name() string { return b.Path }
 
 // ReadAll reads a whole component (for the small ones: TOC, Statistics,
-// CompressionInfo, CRC, Digest) onto the heap.
-func ReadAll(r Readable, component string) ([]byte, error) {
+// CompressionInfo, CRC, Digest) onto the heap, if it is at most limit
+// bytes.
+func ReadAll(r Readable, component string, limit int64) ([]byte, error) {
+	if err := checkSize(r, component, limit); err != nil {
+		return nil, err
+	}
 	b := make([]byte, r.Size())
 	if err := readFull(r, b, component); err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+// checkSize refuses a component over its limit before anything is
+// allocated or read: a file that size is damage, not a component.
+func checkSize(r Readable, component string, limit int64) error {
+	if size := r.Size(); size > limit {
+		return Corruptf(r.Name(), component, limit, "%d bytes, more than the %d a %s may have (sstable.Limits)", size, limit, component)
+	}
+	return nil
 }
 
 // readFull fills b from the start of r. NB: io.ReaderAt may return io.EOF

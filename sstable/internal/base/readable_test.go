@@ -33,14 +33,14 @@ func (e eofReadable) Name() string { return "t-Data.db" }
 // corruption at the offset where the data ends.
 func TestReadAllAcceptsEOFWithAFullRead(t *testing.T) {
 	data := []byte("0123456789")
-	got, err := ReadAll(eofReadable{b: data}, "Data.db")
+	got, err := ReadAll(eofReadable{b: data}, "Data.db", 1<<20)
 	if err != nil || string(got) != string(data) {
 		t.Fatalf("full read with EOF: %q, %v", got, err)
 	}
-	if got, err := ReadAll(eofReadable{b: nil}, "Data.db"); err != nil || len(got) != 0 {
+	if got, err := ReadAll(eofReadable{b: nil}, "Data.db", 1<<20); err != nil || len(got) != 0 {
 		t.Fatalf("empty file: %q, %v", got, err)
 	}
-	_, err = ReadAll(eofReadable{b: data, short: 4}, "Data.db")
+	_, err = ReadAll(eofReadable{b: data, short: 4}, "Data.db", 1<<20)
 	var ce *CorruptionError
 	if !errors.Is(err, ErrCorruption) || !errors.As(err, &ce) || ce.Offset != 4 {
 		t.Fatalf("short read: %v, want corruption at offset 4", err)
