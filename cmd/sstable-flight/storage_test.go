@@ -137,3 +137,89 @@ func TestDrainTimeoutIsAHardBound(t *testing.T) {
 	}
 	t.Logf("exited %v after SIGTERM: %v", took, s.waitErr)
 }
+
+// TestDamagedDiskThroughTheBinary is the damaged-disk acceptance test's
+// check of the process (flightserver's TestDamagedDisk sweeps every
+// component and damage in process): over a data directory where one
+// table's Filter.db is a sparse 64 GiB file, another's Data.db a FIFO,
+// another's TOC.txt a link to a file outside, each read fails at once
+// with a status naming the file relative to the data directory and no
+// absolute path, the intact tables are served, and SIGTERM exits within
+// --drain-timeout.
+func TestDamagedDiskThroughTheBinary(t *testing.T) {
+	bin := buildServer(t)
+	tmp := t.TempDir()
+	data, snaps := filepath.Join(tmp, "data"), filepath.Join(tmp, "snaps")
+	if err := copyTree(corpusSrc, data); err != nil {
+		t.Fatal(err)
+	}
+	file := func(table, name string) string {
+		dirs, _ := filepath.Glob(filepath.Join(data, "corpus", table+"-*"))
+		if len(dirs) != 1 {
+			t.Fatalf("table dir of corpus.%s: %v", table, dirs)
+		}
+		return filepath.Join(dirs[0], name)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	huge := file("clustered", "oa-1-big-Filter.db")
+	must(os.Remove(huge))
+	must(os.WriteFile(huge, nil, 0o644))
+	must(os.Truncate(huge, 64<<30))
+	fifo := file("ttls", "oa-2-big-Data.db")
+	must(os.Remove(fifo))
+	must(syscall.Mkfifo(fifo, 0o644))
+	link := file("counters", "oa-3-big-TOC.txt")
+	outside := filepath.Join(tmp, "outside-TOC.txt")
+	must(os.Rename(link, outside))
+	must(os.Symlink(outside, link))
+
+	const drain = 3 * time.Second
+	args := serverArgs(data, snaps)
+	for i, a := range args {
+		if a == "--drain-timeout" {
+			args[i+1] = drain.String()
+		}
+	}
+	s := startServerArgs(t, bin, args)
+	c := dial(t, s)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		table, file string
+		code        codes.Code
+	}{
+		{"clustered", huge, codes.DataLoss},
+		{"ttls", fifo, codes.FailedPrecondition},
+		{"counters", link, codes.FailedPrecondition},
+	} {
+		start := time.Now()
+		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := c.GetFlightInfo(qctx, &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{"corpus", tc.table}})
+		cancel()
+		took := time.Since(start)
+		rel, _ := filepath.Rel(data, tc.file)
+		msg := status.Convert(err).Message()
+		if status.Code(err) != tc.code || took > 5*time.Second || !strings.Contains(msg, rel) || strings.Contains(msg, tmp) {
+			s.fatalf(t, "GetFlightInfo corpus.%s: %v after %v; want %v at once naming %s, no path under %s", tc.table, err, took, tc.code, rel, tmp)
+		}
+		t.Logf("corpus.%s: %v after %v", tc.table, err, took)
+	}
+	info := wideInfo(ctx, t, s, c)
+	if rows, _ := readAll(ctx, t, s, c, info); rows == 0 {
+		s.fatalf(t, "corpus.wide: no rows beside the damaged tables")
+	}
+	start := time.Now()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		s.fatalf(t, "SIGTERM: %v", err)
+	}
+	select {
+	case <-s.done:
+		t.Logf("exited %v after SIGTERM: %v", time.Since(start), s.waitErr)
+	case <-time.After(drain + 3*time.Second):
+		s.fatalf(t, "still running %v after SIGTERM with --drain-timeout %v", time.Since(start), drain)
+	}
+}
