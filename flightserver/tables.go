@@ -66,10 +66,22 @@ type foundDir struct {
 type lease struct {
 	t *table
 	e *snapshot.Epoch
+	g *iostall.Guard
 }
 
 func (l *lease) readers() []*sstable.Reader { return l.e.Readers }
-func (l *lease) release()                   { l.e.Release() }
+
+// release ends the lease. NB: the last release of a retired epoch
+// closes its readers and removes its links, which block on hung
+// storage: it runs under the guard, so the request ends regardless, and
+// if the guard refuses it (storage of the table stuck, or shutting
+// down) it runs unwaited for, so the epoch is still released.
+func (l *lease) release() {
+	op := iostall.Op{Action: "release the snapshot of", Path: l.e.Table.Keyspace + "." + l.e.Table.Table, Offset: -1}
+	if err := l.g.Do(context.Background(), op, l.e.Release, nil); iostall.Refused(err) {
+		go l.e.Release()
+	}
+}
 
 // acquire finds the table and leases its current snapshot epoch.
 func (ts *tables) acquire(ctx context.Context, keyspace, name string) (*lease, error) {
@@ -223,7 +235,7 @@ func (ts *tables) leaseOf(ctx context.Context, e *snapshot.Epoch) (*lease, error
 	t := ts.built[td.Path]
 	if t != nil && t.epoch == e.ID && now.Sub(t.checked) < ts.fresh {
 		ts.mu.Unlock()
-		return &lease{t: t, e: e}, nil
+		return &lease{t: t, e: e, g: ts.guard}, nil
 	}
 	ts.mu.Unlock()
 	sch, err := ts.schemas.TableSchema(ctx, td, e.Readers)
@@ -244,7 +256,7 @@ func (ts *tables) leaseOf(ctx context.Context, e *snapshot.Epoch) (*lease, error
 	t.epoch, t.checked = e.ID, now
 	ts.built[td.Path] = t
 	ts.mu.Unlock()
-	return &lease{t: t, e: e}, nil
+	return &lease{t: t, e: e, g: ts.guard}, nil
 }
 
 // newestDir picks one directory of a table that was dropped and

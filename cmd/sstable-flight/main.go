@@ -132,7 +132,7 @@ func drain(srv *flightserver.Server, timeout time.Duration, log *slog.Logger) er
 
 // drainGrace is how long past --drain-timeout the process waits for
 // Shutdown before it exits regardless.
-const drainGrace = 2 * time.Second
+const drainGrace = 3 * time.Second
 
 // cqlSession connects to one node only: the schema is the same on every
 // node, and the server must not send load elsewhere.

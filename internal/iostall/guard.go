@@ -58,6 +58,20 @@ func (e *StallError) Error() string {
 
 func (e *StallError) Is(target error) bool { return target == ErrStalled }
 
+// refusal marks the error of an operation Do never started.
+type refusal struct{ error }
+
+func (r refusal) Unwrap() error { return r.error }
+
+// Refused reports whether err is Do refusing to start its operation
+// (one on the path or the limit stuck, or the Guard closed), rather
+// than giving up on one that runs on: the caller may then do it some
+// other way.
+func Refused(err error) bool {
+	var r refusal
+	return errors.As(err, &r)
+}
+
 // Stats are a Guard's counters.
 type Stats struct {
 	Stuck   int64 // operations given up on, running for the timeout or longer
@@ -128,7 +142,7 @@ func (g *Guard) stuckAt(c *call, now time.Time) bool { return now.Sub(c.start) >
 // abandoned, and when it returns late runs (if not nil) instead of
 // anyone reading fn's results: it releases what fn acquired. Do refuses
 // to start fn while an operation on op.Path is stuck, or while the limit
-// is.
+// is; such an error matches Refused.
 func (g *Guard) Do(ctx context.Context, op Op, fn, late func()) error {
 	return g.DoTimeout(ctx, op, g.timeout, fn, late)
 }
@@ -139,12 +153,12 @@ func (g *Guard) Do(ctx context.Context, op Op, fn, late func()) error {
 func (g *Guard) DoTimeout(ctx context.Context, op Op, timeout time.Duration, fn, late func()) error {
 	if g.nabandoned.Load() > 0 {
 		if err := g.refuse(op); err != nil {
-			return err
+			return refusal{err}
 		}
 	}
 	select {
 	case <-g.closed:
-		return fmt.Errorf("%s: %w", op, ErrClosed)
+		return refusal{fmt.Errorf("%s: %w", op, ErrClosed)}
 	default:
 	}
 	c := &call{op: op, start: time.Now(), timeout: timeout, done: make(chan struct{})}

@@ -24,7 +24,7 @@ func TestStuckOperationRefusesItsPath(t *testing.T) {
 	start := time.Now()
 	err := g.Do(context.Background(), Op{"read", "hung", 7}, func() { <-release }, func() { close(lateRan) })
 	var se *StallError
-	if !errors.Is(err, ErrStalled) || !errors.As(err, &se) || se.Waited != 50*time.Millisecond || time.Since(start) > 2*time.Second {
+	if !errors.Is(err, ErrStalled) || !errors.As(err, &se) || Refused(err) || se.Waited != 50*time.Millisecond || time.Since(start) > 2*time.Second {
 		t.Fatalf("hung op: %v after %v", err, time.Since(start))
 	}
 	t.Log(err)
@@ -33,7 +33,7 @@ func TestStuckOperationRefusesItsPath(t *testing.T) {
 	}
 	start = time.Now()
 	err = g.Do(context.Background(), Op{"read", "hung", 8}, func() { t.Error("a refused op ran") }, nil)
-	if !errors.As(err, &se) || se.Blocker.Path != "hung" || time.Since(start) > 10*time.Millisecond {
+	if !errors.As(err, &se) || !Refused(err) || se.Blocker.Path != "hung" || time.Since(start) > 10*time.Millisecond {
 		t.Fatalf("op on the stuck path: %v after %v, want refused at once", err, time.Since(start))
 	}
 	t.Log(err)
@@ -103,13 +103,13 @@ func TestCloseStopsWaits(t *testing.T) {
 	g.Close()
 	select {
 	case err := <-done:
-		if !errors.Is(err, ErrClosed) {
+		if !errors.Is(err, ErrClosed) || Refused(err) {
 			t.Fatalf("wait ended by Close: %v", err)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Close did not end the wait")
 	}
-	if err := g.Do(context.Background(), Op{"read", "y", 0}, func() { t.Error("ran after Close") }, nil); !errors.Is(err, ErrClosed) {
+	if err := g.Do(context.Background(), Op{"read", "y", 0}, func() { t.Error("ran after Close") }, nil); !errors.Is(err, ErrClosed) || !Refused(err) {
 		t.Fatalf("op after Close: %v", err)
 	}
 }
