@@ -155,6 +155,7 @@ func (s *Server) ServeAdmin(lis net.Listener) error {
 // its context nor the storage guard reaches it). The snapshots are
 // removed within the same bound.
 func (s *Server) Shutdown(ctx context.Context) error {
+	defer s.io.Close() // and its ticker goes
 	s.health.Shutdown()
 	done := make(chan struct{})
 	go func() {
