@@ -25,14 +25,8 @@ import (
 func TestLiveCassandra(t *testing.T) {
 	node := cassandratest.Shared(t)
 	ctx := context.Background()
-	s, err := node.Session()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := node.FreshKeyspace(t, "flight_it")
 	for _, q := range []string{
-		"DROP KEYSPACE IF EXISTS flight_it",
-		"CREATE KEYSPACE flight_it WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		`CREATE TABLE flight_it.events (tenant text, day date, ts timestamp, seq int, s text STATIC, v text, n bigint,
 			PRIMARY KEY ((tenant, day), ts, seq)) WITH CLUSTERING ORDER BY (ts DESC, seq ASC)`,
 	} {

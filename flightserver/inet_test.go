@@ -27,15 +27,9 @@ import (
 func TestInetKeysMatchCQL(t *testing.T) {
 	node := cassandratest.Shared(t)
 	ctx := context.Background()
-	s, err := node.Session()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
 	const ks = "flight_inet"
+	s := node.FreshKeyspace(t, ks)
 	for _, q := range []string{
-		"DROP KEYSPACE IF EXISTS " + ks,
-		"CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE " + ks + ".t (d inet, c inet, v int, PRIMARY KEY (d, c))",
 	} {
 		if err := s.Query(q).Exec(); err != nil {

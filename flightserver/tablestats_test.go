@@ -26,15 +26,9 @@ func TestTableStatsFollowDisk(t *testing.T) {
 	node := cassandratest.Shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	s, err := node.Session()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
 	const ks = "flight_stats"
+	s := node.FreshKeyspace(t, ks)
 	for _, q := range []string{
-		"DROP KEYSPACE IF EXISTS " + ks,
-		"CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE " + ks + ".t (k int PRIMARY KEY, v text)",
 	} {
 		if err := s.Query(q).Exec(); err != nil {

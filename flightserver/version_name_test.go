@@ -25,16 +25,10 @@ import (
 func TestNamedVersion(t *testing.T) {
 	node := cassandratest.Shared(t)
 	ctx := context.Background()
-	s, err := node.Session()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := node.FreshKeyspace(t, "small_version")
 	// Written under a keyspace of this test's own; the copy below serves
 	// it as keyspace version.
 	for _, q := range []string{
-		"DROP KEYSPACE IF EXISTS small_version",
-		"CREATE KEYSPACE small_version WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE small_version.version (id int, version int, v text, PRIMARY KEY (id, version))",
 	} {
 		if err := s.Query(q).Exec(); err != nil {

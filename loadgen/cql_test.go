@@ -21,14 +21,8 @@ import (
 func TestCompareCQLSameOps(t *testing.T) {
 	node := cassandratest.Shared(t)
 	ctx := context.Background()
-	s, err := node.Session()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := node.FreshKeyspace(t, "loadgen_it")
 	for _, q := range []string{
-		"DROP KEYSPACE IF EXISTS loadgen_it",
-		"CREATE KEYSPACE loadgen_it WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE loadgen_it.kv (id bigint PRIMARY KEY, v text)",
 		"CREATE TABLE loadgen_it.ts (tenant text, day date, seq int, v text, PRIMARY KEY ((tenant, day), seq))",
 		"CREATE TABLE loadgen_it.tsd (tenant text, seq int, v text, PRIMARY KEY (tenant, seq)) WITH CLUSTERING ORDER BY (seq DESC)",

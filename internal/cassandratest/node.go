@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"testing"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -193,6 +194,28 @@ func (n *Node) Session() (*gocql.Session, error) {
 		return nil, fmt.Errorf("connect to cassandra at %s: %w", n.Addr(), err)
 	}
 	return s, nil
+}
+
+// FreshKeyspace connects to the node and drops and creates keyspace
+// name (SimpleStrategy, one replica), so a test starts from an empty
+// keyspace of its own whatever an earlier run left. The session closes
+// when t ends; a failure fails t.
+func (n *Node) FreshKeyspace(t testing.TB, name string) *gocql.Session {
+	t.Helper()
+	s, err := n.Session()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	for _, q := range []string{
+		"DROP KEYSPACE IF EXISTS " + name,
+		"CREATE KEYSPACE " + name + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+	} {
+		if err := s.Query(q).Exec(); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return s
 }
 
 func (n *Node) waitCQL(ctx context.Context, timeout time.Duration) error {
