@@ -2,7 +2,6 @@ package flightserver_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/flight"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
@@ -107,18 +105,7 @@ func TestLiveCassandra(t *testing.T) {
 		t.Fatalf("point read:\n got %q\nwant %q", got, wantKey)
 	}
 
-	stream, err := ts.client.DoAction(ctx, &flight.Action{Type: flightserver.ActionTableStats, Body: []byte(`{"keyspace":"flight_it","table":"events"}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := stream.Recv()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st flightserver.TableStats
-	if err := json.Unmarshal(res.Body, &st); err != nil {
-		t.Fatal(err)
-	}
+	st := tableStats(ctx, t, ts, "flight_it", "events")
 	if st.SchemaSource != catalog.SourceCassandra || st.SSTables != 2 {
 		t.Errorf("table-stats: %+v", st)
 	}

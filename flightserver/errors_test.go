@@ -175,22 +175,11 @@ func TestStatusCodes(t *testing.T) {
 func TestActions(t *testing.T) {
 	ts := startServer(t, "oa")
 	ctx := context.Background()
-	stream, err := ts.client.DoAction(ctx, &flight.Action{Type: flightserver.ActionTableStats, Body: []byte(`{"keyspace":"corpus","table":"deletions"}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := stream.Recv()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st flightserver.TableStats
-	if err := json.Unmarshal(res.Body, &st); err != nil {
-		t.Fatal(err)
-	}
+	st := tableStats(ctx, t, ts, "corpus", "deletions")
 	if st.SSTables != 3 || st.Bytes <= 0 || st.Partitions <= 0 || st.Rows < st.Partitions || st.MinTimestamp <= 0 || st.MaxTimestamp < st.MinTimestamp || st.SchemaSource != "schema.cql" || len(st.ID) != 32 {
 		t.Errorf("table-stats: %+v", st)
 	}
-	stream, err = ts.client.DoAction(ctx, &flight.Action{Type: flightserver.ActionRefreshSchema})
+	stream, err := ts.client.DoAction(ctx, &flight.Action{Type: flightserver.ActionRefreshSchema})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package flightserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
@@ -147,4 +148,27 @@ func (ts *testServer) shutdown(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	ts.srv.Shutdown(ctx)
+}
+
+// tableStats runs the table-stats action for keyspace.table and decodes
+// its one result.
+func tableStats(ctx context.Context, t *testing.T, ts *testServer, keyspace, table string) flightserver.TableStats {
+	t.Helper()
+	body, err := json.Marshal(map[string]string{"keyspace": keyspace, "table": table})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := ts.client.DoAction(ctx, &flight.Action{Type: flightserver.ActionTableStats, Body: body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := stream.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st flightserver.TableStats
+	if err := json.Unmarshal(res.Body, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

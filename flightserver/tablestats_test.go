@@ -3,14 +3,12 @@ package flightserver_test
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/flight"
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
@@ -92,18 +90,7 @@ func TestTableStatsFollowDisk(t *testing.T) {
 		t.Helper()
 		want := onDisk(n)
 		time.Sleep(2 * window) // past the snapshot window: the next request looks again
-		stream, err := ts.client.DoAction(ctx, &flight.Action{Type: flightserver.ActionTableStats, Body: []byte(`{"keyspace":"` + ks + `","table":"t"}`)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := stream.Recv()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var st flightserver.TableStats
-		if err := json.Unmarshal(res.Body, &st); err != nil {
-			t.Fatal(err)
-		}
+		st := tableStats(ctx, t, ts, ks, "t")
 		if st.SSTables != n || st.Bytes != want {
 			t.Errorf("%s: table-stats has %d SSTables of %d Data.db bytes, the directory %d of %d", step, st.SSTables, st.Bytes, n, want)
 		}
