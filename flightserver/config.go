@@ -216,30 +216,14 @@ func (c *Config) resolve() error {
 	if err := c.resolveTLS(); err != nil {
 		return err
 	}
-	if c.MaxStreams == 0 {
-		c.MaxStreams = 2 * runtime.GOMAXPROCS(0)
-	}
-	if c.AdmissionWait == 0 {
-		c.AdmissionWait = DefaultAdmissionWait
-	}
-	if c.BatchRows == 0 {
-		c.BatchRows = DefaultBatchRows
-	}
-	if c.BatchBytes == 0 {
-		c.BatchBytes = DefaultBatchBytes
-	}
-	if c.ChunkCacheBytes == 0 {
-		c.ChunkCacheBytes = DefaultChunkCacheBytes
-	}
-	if c.KeyCacheBytes == 0 {
-		c.KeyCacheBytes = DefaultKeyCacheBytes
-	}
-	if c.IOTimeout == 0 {
-		c.IOTimeout = DefaultIOTimeout
-	}
-	if c.MaxStuckIO == 0 {
-		c.MaxStuckIO = DefaultMaxStuckIO
-	}
+	setDefault(&c.MaxStreams, 2*runtime.GOMAXPROCS(0))
+	setDefault(&c.AdmissionWait, DefaultAdmissionWait)
+	setDefault(&c.BatchRows, DefaultBatchRows)
+	setDefault(&c.BatchBytes, DefaultBatchBytes)
+	setDefault(&c.ChunkCacheBytes, DefaultChunkCacheBytes)
+	setDefault(&c.KeyCacheBytes, DefaultKeyCacheBytes)
+	setDefault(&c.IOTimeout, DefaultIOTimeout)
+	setDefault(&c.MaxStuckIO, DefaultMaxStuckIO)
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
@@ -254,6 +238,14 @@ func (c *Config) resolve() error {
 	}
 	c.Snapshot.DataDir, c.Snapshot.Now = c.DataDir, c.Now
 	return c.resolveLimits()
+}
+
+// setDefault gives a zero field its default.
+func setDefault[T comparable](v *T, def T) {
+	var zero T
+	if *v == zero {
+		*v = def
+	}
 }
 
 // resolveLimits applies the defaults of the limits and checks them, for
@@ -280,36 +272,18 @@ func (c *Config) resolveLimits() error {
 	if c.MaxConnStreams > math.MaxInt32 {
 		return &ConfigError{"MaxConnStreams", strconv.Itoa(c.MaxConnStreams), "must be at most " + strconv.Itoa(math.MaxInt32)}
 	}
-	if c.MaxRequestBytes == 0 {
-		c.MaxRequestBytes = DefaultMaxRequestBytes
-	}
-	if c.MaxDecodeBytes == 0 {
-		c.MaxDecodeBytes = 2 * c.MaxRequestBytes
-	}
+	setDefault(&c.MaxRequestBytes, DefaultMaxRequestBytes)
+	setDefault(&c.MaxDecodeBytes, 2*c.MaxRequestBytes)
 	if c.MaxDecodeBytes < c.MaxRequestBytes {
 		return &ConfigError{"MaxDecodeBytes", strconv.Itoa(c.MaxDecodeBytes), "must be at least MaxRequestBytes (" + strconv.Itoa(c.MaxRequestBytes) + "), or the largest request could never be read"}
 	}
-	if c.MaxRequests == 0 {
-		c.MaxRequests = 64 + 4*c.MaxStreams
-	}
-	if c.MaxConnStreams == 0 {
-		c.MaxConnStreams = DefaultMaxConnStreams
-	}
-	if c.MaxConns == 0 {
-		c.MaxConns = DefaultMaxConns
-	}
-	if c.StreamStallTimeout == 0 {
-		c.StreamStallTimeout = DefaultStreamStallTimeout
-	}
-	if c.HandshakeTimeout == 0 {
-		c.HandshakeTimeout = DefaultHandshakeTimeout
-	}
-	if c.ConnIdleTimeout == 0 {
-		c.ConnIdleTimeout = DefaultConnIdleTimeout
-	}
-	if c.ConnMaxAgeGrace == 0 {
-		c.ConnMaxAgeGrace = DefaultConnMaxAgeGrace
-	}
+	setDefault(&c.MaxRequests, 64+4*c.MaxStreams)
+	setDefault(&c.MaxConnStreams, DefaultMaxConnStreams)
+	setDefault(&c.MaxConns, DefaultMaxConns)
+	setDefault(&c.StreamStallTimeout, DefaultStreamStallTimeout)
+	setDefault(&c.HandshakeTimeout, DefaultHandshakeTimeout)
+	setDefault(&c.ConnIdleTimeout, DefaultConnIdleTimeout)
+	setDefault(&c.ConnMaxAgeGrace, DefaultConnMaxAgeGrace)
 	return nil
 }
 
