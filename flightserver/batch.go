@@ -82,6 +82,10 @@ func (b *batcher) add(r *reconcile.Row) (full bool, err error) {
 		b.reserveNext = false
 		b.reserve()
 	}
+	if len(b.cols) == 0 { // count only: nothing of the row is kept
+		b.rows++
+		return b.rows >= b.maxRows, nil
+	}
 	if err := b.splitKey(r.Key); err != nil {
 		return false, err
 	}
@@ -127,11 +131,17 @@ func (b *batcher) flush() arrow.RecordBatch {
 	if b.rows == 0 {
 		return nil
 	}
+	rows := b.rows
 	b.rows, b.bytes = 0, 0
 	for i := range b.cols {
 		if d := b.cols[i].data; d != nil {
 			b.cols[i].lastData = d.DataLen()
 		}
+	}
+	if len(b.cols) == 0 {
+		// A record of no columns has only its length; the builder of
+		// no fields would give 0.
+		return array.NewRecordBatch(b.rb.Schema(), nil, int64(rows))
 	}
 	rec := b.rb.NewRecordBatch()
 	b.reserveNext = true

@@ -18,6 +18,11 @@ type Command struct {
 	Table    string `json:"table"`
 	// Columns projects the output (any order); empty means every column.
 	Columns []string `json:"columns,omitempty"`
+	// CountOnly reads no column at all: the stream's schema has no
+	// fields and its record batches carry only their row counts, so
+	// `SELECT count(*)` costs the merge alone, no value decoding or
+	// transfer. Rows are the same as a read of every column would give.
+	CountOnly bool `json:"count_only,omitempty"`
 	// Keys restricts the read to these partitions (equality or IN): each
 	// maps every partition key column to a value.
 	Keys []map[string]json.RawMessage `json:"keys,omitempty"`
@@ -95,6 +100,8 @@ func ParseCommand(b []byte) (*Command, error) {
 		return nil, fmt.Errorf("read command: splits %d outside 0..%d", c.Splits, maxSplits)
 	case c.Clustering != nil && len(c.Keys) == 0:
 		return nil, fmt.Errorf("read command: a clustering slice needs partition keys")
+	case c.CountOnly && len(c.Columns) > 0:
+		return nil, fmt.Errorf("read command: count_only reads no columns; leave columns out")
 	case len(c.Keys) > 0 && c.TokenRange != nil:
 		return nil, fmt.Errorf("read command: keys and a token range exclude each other")
 	}

@@ -109,7 +109,7 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 		return err
 	}
 	defer l.release()
-	proj, err := l.t.projection(t.Columns)
+	proj, err := l.t.projectionFor(t.Columns, t.CountOnly)
 	if err != nil {
 		return err
 	}

@@ -139,7 +139,7 @@ func (s *service) endpoint(t *Ticket) (*flight.FlightEndpoint, error) {
 }
 
 func newTicket(c *Command, now int64, epoch string) *Ticket {
-	return &Ticket{Keyspace: c.Keyspace, Table: c.Table, Columns: c.Columns, Limit: c.Limit, Now: now, Epoch: epoch}
+	return &Ticket{Keyspace: c.Keyspace, Table: c.Table, Columns: c.Columns, CountOnly: c.CountOnly, Limit: c.Limit, Now: now, Epoch: epoch}
 }
 
 // planned is a command's tickets, its schema (when asked for) and its
@@ -157,7 +157,7 @@ func (s *service) acquireProjected(ctx context.Context, c *Command) (*lease, []i
 	if err != nil {
 		return nil, nil, err
 	}
-	proj, err := l.t.projection(c.Columns)
+	proj, err := l.t.projectionFor(c.Columns, c.CountOnly)
 	if err != nil {
 		l.release()
 		return nil, nil, err

@@ -126,6 +126,16 @@ func (t *table) valueColumns(projection []int) []bool {
 	return want
 }
 
+// projectionFor is a command's or ticket's projection: no column for a
+// count-only read (its shape check refused columns with it), else the
+// named ones.
+func (t *table) projectionFor(names []string, countOnly bool) ([]int, error) {
+	if countOnly {
+		return []int{}, nil
+	}
+	return t.projection(names)
+}
+
 // projection maps column names to column indexes; nil names is every
 // column in SELECT * order.
 func (t *table) projection(names []string) ([]int, error) {

@@ -48,6 +48,8 @@ type Ticket struct {
 	Keyspace string   `json:"ks"`
 	Table    string   `json:"t"`
 	Columns  []string `json:"cols,omitempty"`
+	// CountOnly is Command.CountOnly: no columns, row counts only.
+	CountOnly bool `json:"count,omitempty"`
 	// Range is (start, end] in tokens; Start == End is the whole ring.
 	Range *[2]Token `json:"range,omitempty"`
 	// Keys are serialized partition keys (base64 in JSON), distinct and
@@ -150,6 +152,8 @@ func (t *Ticket) checkShape() error {
 		return fmt.Errorf("read ticket: %d keys, at most %d", len(t.Keys), keysPerTicket)
 	case t.Slice != nil && t.Keys == nil:
 		return fmt.Errorf("read ticket: a slice needs keys")
+	case t.CountOnly && len(t.Columns) > 0:
+		return fmt.Errorf("read ticket: count-only with columns")
 	case t.Slice != nil && (!t.Slice.HasStart && len(t.Slice.Start) > 0 || !t.Slice.HasEnd && len(t.Slice.End) > 0):
 		return fmt.Errorf("read ticket: slice values of an absent bound")
 	case t.Limit < 0:
