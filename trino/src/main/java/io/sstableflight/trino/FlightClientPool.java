@@ -1,0 +1,220 @@
+package io.sstableflight.trino;
+
+import com.google.inject.Inject;
+import io.airlift.log.Logger;
+import io.trino.spi.TrinoException;
+import org.apache.arrow.flight.CallOption;
+import org.apache.arrow.flight.CallOptions;
+import org.apache.arrow.flight.Criteria;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStatusCode;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.flight.auth2.BearerCredentialWriter;
+import org.apache.arrow.flight.grpc.CredentialCallOption;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_CONFIG;
+import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_SERVER_ERROR;
+import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_UNAVAILABLE;
+import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+
+/**
+ * One Flight client (one gRPC channel) per server location, shared by all
+ * queries of a catalog on this node, and the call options every RPC
+ * carries (bearer token, deadlines). Metadata and planning RPCs go to the
+ * seeds in order: a seed that is UNAVAILABLE or unreachable is skipped,
+ * any other error fails the call, since another seed would answer the same.
+ */
+public final class FlightClientPool
+        implements AutoCloseable
+{
+    private static final Logger log = Logger.get(FlightClientPool.class);
+
+    private final List<URI> seeds;
+    private final BufferAllocator allocator;
+    private final Optional<String> token;
+    private final Optional<byte[]> trustedCertificates;
+    private final Optional<byte[]> clientCertificate;
+    private final Optional<byte[]> clientKey;
+    private final long rpcTimeoutMillis;
+    private final Map<URI, FlightClient> clients = new ConcurrentHashMap<>();
+
+    @Inject
+    public FlightClientPool(SstableFlightConfig config)
+    {
+        requireNonNull(config, "config is null");
+        this.seeds = config.getSeeds();
+        this.token = readToken(config);
+        this.trustedCertificates = config.getTlsCaFile().map(FlightClientPool::readFile);
+        this.clientCertificate = config.getTlsCertFile().map(FlightClientPool::readFile);
+        this.clientKey = config.getTlsKeyFile().map(FlightClientPool::readFile);
+        this.rpcTimeoutMillis = config.getRpcTimeout().toMillis();
+        this.allocator = new RootAllocator(config.getMemoryLimit().toBytes());
+    }
+
+    /** The seed servers, in configuration order. */
+    public List<URI> seeds()
+    {
+        return seeds;
+    }
+
+    /** The allocator streams of this catalog read into; bounded by sstable-flight.memory-limit. */
+    public BufferAllocator allocator()
+    {
+        return allocator;
+    }
+
+    /** Every table the first answering seed serves. */
+    public List<FlightInfo> listFlights()
+    {
+        return onSeeds("list tables (ListFlights)", client -> {
+            List<FlightInfo> infos = new ArrayList<>();
+            client.listFlights(Criteria.ALL, metadataOptions()).forEach(infos::add);
+            return infos;
+        }).value();
+    }
+
+    /** Plans a command on the first answering seed; the result names that seed, which serves endpoints without a location. */
+    public Planned<FlightInfo> getFlightInfo(byte[] command)
+    {
+        return onSeeds("plan (GetFlightInfo)", client -> client.getInfo(FlightDescriptor.command(command), metadataOptions()));
+    }
+
+    /** Opens a stream of a ticket on one location; errors surface on the stream's first {@code next()}. */
+    public FlightStream getStream(URI location, byte[] ticket)
+    {
+        return client(location).getStream(new Ticket(ticket), streamOptions());
+    }
+
+    public record Planned<T>(T value, URI server) {}
+
+    private <T> Planned<T> onSeeds(String action, Function<FlightClient, T> call)
+    {
+        FlightRuntimeException last = null;
+        for (URI seed : seeds) {
+            try {
+                return new Planned<>(call.apply(client(seed)), seed);
+            }
+            catch (FlightRuntimeException e) {
+                if (!isUnavailable(e)) {
+                    throw new TrinoException(SSTABLE_FLIGHT_SERVER_ERROR, "%s on %s: %s %s".formatted(action, seed, e.status().code(), e.getMessage()), e);
+                }
+                log.warn("%s: seed %s is unavailable (%s), trying the next", action, seed, e.getMessage());
+                last = e;
+            }
+        }
+        throw new TrinoException(SSTABLE_FLIGHT_UNAVAILABLE, "%s: no seed server answered (%s): %s".formatted(action, seeds, last == null ? "none configured" : last.getMessage()), last);
+    }
+
+    /** Whether another location may answer: the server was busy, draining or not reachable at all. */
+    static boolean isUnavailable(FlightRuntimeException e)
+    {
+        return e.status().code() == FlightStatusCode.UNAVAILABLE;
+    }
+
+    private FlightClient client(URI location)
+    {
+        return clients.computeIfAbsent(location, this::newClient);
+    }
+
+    private FlightClient newClient(URI uri)
+    {
+        Location location = FlightLocations.toLocation(uri);
+        FlightClient.Builder builder = FlightClient.builder(allocator, location);
+        if (FlightLocations.isTls(uri)) {
+            builder.useTls();
+            trustedCertificates.ifPresent(pem -> builder.trustedCertificates(stream(pem)));
+            if (clientCertificate.isPresent() && clientKey.isPresent()) {
+                builder.clientCertificate(stream(clientCertificate.get()), stream(clientKey.get()));
+            }
+        }
+        return builder.build();
+    }
+
+    private CallOption[] metadataOptions()
+    {
+        CallOption timeout = CallOptions.timeout(rpcTimeoutMillis, MILLISECONDS);
+        return token.map(t -> new CallOption[] {timeout, bearer(t)}).orElseGet(() -> new CallOption[] {timeout});
+    }
+
+    private CallOption[] streamOptions()
+    {
+        return token.map(t -> new CallOption[] {bearer(t)}).orElseGet(() -> new CallOption[0]);
+    }
+
+    private static CallOption bearer(String token)
+    {
+        return new CredentialCallOption(new BearerCredentialWriter(token));
+    }
+
+    private static Optional<String> readToken(SstableFlightConfig config)
+    {
+        if (config.getToken().isPresent()) {
+            return Optional.of(requireToken(config.getToken().get().strip(), "sstable-flight.token"));
+        }
+        return config.getTokenFile().map(file -> requireToken(new String(readFile(file), java.nio.charset.StandardCharsets.UTF_8).strip(), "sstable-flight.token-file " + file));
+    }
+
+    private static String requireToken(String token, String source)
+    {
+        // An empty token must never mean "no authentication": the server would answer UNAUTHENTICATED
+        // to every query, far from the mistake.
+        if (token.isEmpty()) {
+            throw new TrinoException(SSTABLE_FLIGHT_CONFIG, source + ": holds no token");
+        }
+        return token;
+    }
+
+    private static byte[] readFile(String file)
+    {
+        try {
+            return Files.readAllBytes(Path.of(file));
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("read " + file, e);
+        }
+    }
+
+    private static InputStream stream(byte[] bytes)
+    {
+        return new java.io.ByteArrayInputStream(bytes);
+    }
+
+    @Override
+    public void close()
+    {
+        for (FlightClient client : clients.values()) {
+            try {
+                client.close();
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            catch (Exception e) {
+                log.warn(e, "close Flight client");
+            }
+        }
+        clients.clear();
+        allocator.close();
+    }
+}

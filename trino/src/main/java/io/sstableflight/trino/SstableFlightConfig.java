@@ -1,0 +1,189 @@
+package io.sstableflight.trino;
+
+import com.google.common.base.Splitter;
+import com.google.common.collect.ImmutableList;
+import io.airlift.configuration.Config;
+import io.airlift.configuration.ConfigDescription;
+import io.airlift.configuration.ConfigSecuritySensitive;
+import io.airlift.configuration.validation.FileExists;
+import io.airlift.units.DataSize;
+import io.airlift.units.Duration;
+import io.airlift.units.MinDuration;
+import jakarta.validation.constraints.AssertTrue;
+import jakarta.validation.constraints.NotNull;
+
+import java.net.URI;
+import java.util.List;
+import java.util.Optional;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+
+/**
+ * The catalog file's {@code sstable-flight.*} properties. Airlift checks the
+ * constraints below when the catalog starts, so a property that cannot work
+ * stops Trino naming it, never the first query.
+ */
+public class SstableFlightConfig
+{
+    private String uri;
+    private String token;
+    private String tokenFile;
+    private String tlsCaFile;
+    private String tlsCertFile;
+    private String tlsKeyFile;
+    private Duration rpcTimeout = new Duration(30, SECONDS);
+    private DataSize memoryLimit = DataSize.of(1, DataSize.Unit.GIGABYTE);
+
+    @NotNull
+    public String getUri()
+    {
+        return uri;
+    }
+
+    @Config("sstable-flight.uri")
+    @ConfigDescription("Seed servers, comma-separated: grpc://host:port or grpc+tls://host:port; metadata and planning go to the first that answers")
+    public SstableFlightConfig setUri(String uri)
+    {
+        this.uri = uri;
+        return this;
+    }
+
+    /** The seeds, in the order given; only valid once {@link #isUriValid()} holds. */
+    public List<URI> getSeeds()
+    {
+        return Splitter.on(',').trimResults().omitEmptyStrings().splitToStream(uri)
+                .map(URI::create)
+                .collect(ImmutableList.toImmutableList());
+    }
+
+    public Optional<String> getToken()
+    {
+        return Optional.ofNullable(token);
+    }
+
+    @Config("sstable-flight.token")
+    @ConfigSecuritySensitive
+    @ConfigDescription("Bearer token sent with every RPC (the server's --auth-token-file); prefer sstable-flight.token-file")
+    public SstableFlightConfig setToken(String token)
+    {
+        this.token = token;
+        return this;
+    }
+
+    public Optional<@FileExists String> getTokenFile()
+    {
+        return Optional.ofNullable(tokenFile);
+    }
+
+    @Config("sstable-flight.token-file")
+    @ConfigDescription("File holding the bearer token (surrounding whitespace is trimmed)")
+    public SstableFlightConfig setTokenFile(String tokenFile)
+    {
+        this.tokenFile = tokenFile;
+        return this;
+    }
+
+    public Optional<@FileExists String> getTlsCaFile()
+    {
+        return Optional.ofNullable(tlsCaFile);
+    }
+
+    @Config("sstable-flight.tls.ca-file")
+    @ConfigDescription("PEM CA bundle the servers' certificates must chain to (default: the JVM's trust store)")
+    public SstableFlightConfig setTlsCaFile(String tlsCaFile)
+    {
+        this.tlsCaFile = tlsCaFile;
+        return this;
+    }
+
+    public Optional<@FileExists String> getTlsCertFile()
+    {
+        return Optional.ofNullable(tlsCertFile);
+    }
+
+    @Config("sstable-flight.tls.cert-file")
+    @ConfigDescription("PEM client certificate, for servers that require one (--tls-client-ca); needs sstable-flight.tls.key-file")
+    public SstableFlightConfig setTlsCertFile(String tlsCertFile)
+    {
+        this.tlsCertFile = tlsCertFile;
+        return this;
+    }
+
+    public Optional<@FileExists String> getTlsKeyFile()
+    {
+        return Optional.ofNullable(tlsKeyFile);
+    }
+
+    @Config("sstable-flight.tls.key-file")
+    @ConfigDescription("PEM private key of sstable-flight.tls.cert-file")
+    public SstableFlightConfig setTlsKeyFile(String tlsKeyFile)
+    {
+        this.tlsKeyFile = tlsKeyFile;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("1s")
+    public Duration getRpcTimeout()
+    {
+        return rpcTimeout;
+    }
+
+    @Config("sstable-flight.rpc-timeout")
+    @ConfigDescription("Deadline of metadata and planning RPCs (ListFlights, GetFlightInfo); streams have none")
+    public SstableFlightConfig setRpcTimeout(Duration rpcTimeout)
+    {
+        this.rpcTimeout = rpcTimeout;
+        return this;
+    }
+
+    @NotNull
+    public DataSize getMemoryLimit()
+    {
+        return memoryLimit;
+    }
+
+    @Config("sstable-flight.memory-limit")
+    @ConfigDescription("Arrow memory all streams of this catalog may hold at once on one Trino node")
+    public SstableFlightConfig setMemoryLimit(DataSize memoryLimit)
+    {
+        this.memoryLimit = memoryLimit;
+        return this;
+    }
+
+    @AssertTrue(message = "sstable-flight.uri: give one or more grpc://host:port or grpc+tls://host:port, comma-separated")
+    public boolean isUriValid()
+    {
+        if (uri == null) {
+            return true; // @NotNull reports it
+        }
+        try {
+            List<URI> seeds = getSeeds();
+            return !seeds.isEmpty() && seeds.stream().allMatch(FlightLocations::isValid);
+        }
+        catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    @AssertTrue(message = "sstable-flight.token and sstable-flight.token-file: give one, not both")
+    public boolean isOneTokenSource()
+    {
+        return token == null || tokenFile == null;
+    }
+
+    @AssertTrue(message = "sstable-flight.tls.cert-file and sstable-flight.tls.key-file: give both or neither")
+    public boolean isClientCertificateComplete()
+    {
+        return (tlsCertFile == null) == (tlsKeyFile == null);
+    }
+
+    @AssertTrue(message = "sstable-flight.tls.*: TLS files need a grpc+tls:// sstable-flight.uri")
+    public boolean isTlsUsedOnlyWithTls()
+    {
+        if (tlsCaFile == null && tlsCertFile == null) {
+            return true;
+        }
+        return uri != null && isUriValid() && getSeeds().stream().anyMatch(FlightLocations::isTls);
+    }
+}

@@ -1,0 +1,70 @@
+package io.sstableflight.trino;
+
+import com.google.inject.Inject;
+import io.airlift.bootstrap.LifeCycleManager;
+import io.trino.spi.connector.Connector;
+import io.trino.spi.connector.ConnectorMetadata;
+import io.trino.spi.connector.ConnectorPageSourceProvider;
+import io.trino.spi.connector.ConnectorSession;
+import io.trino.spi.connector.ConnectorSplitManager;
+import io.trino.spi.connector.ConnectorTransactionHandle;
+import io.trino.spi.transaction.IsolationLevel;
+
+import static java.util.Objects.requireNonNull;
+
+/** The read-only connector: a fresh metadata per transaction, shared split manager and page sources. */
+public final class SstableFlightConnector
+        implements Connector
+{
+    private final LifeCycleManager lifeCycleManager;
+    private final FlightClientPool clients;
+    private final TypeMapping typeMapping;
+    private final SstableFlightSplitManager splitManager;
+    private final SstableFlightPageSourceProvider pageSourceProvider;
+
+    @Inject
+    public SstableFlightConnector(
+            LifeCycleManager lifeCycleManager,
+            FlightClientPool clients,
+            TypeMapping typeMapping,
+            SstableFlightSplitManager splitManager,
+            SstableFlightPageSourceProvider pageSourceProvider)
+    {
+        this.lifeCycleManager = requireNonNull(lifeCycleManager, "lifeCycleManager is null");
+        this.clients = requireNonNull(clients, "clients is null");
+        this.typeMapping = requireNonNull(typeMapping, "typeMapping is null");
+        this.splitManager = requireNonNull(splitManager, "splitManager is null");
+        this.pageSourceProvider = requireNonNull(pageSourceProvider, "pageSourceProvider is null");
+    }
+
+    @Override
+    public ConnectorTransactionHandle beginTransaction(IsolationLevel isolationLevel, boolean readOnly, boolean autoCommit)
+    {
+        return SstableFlightTransactionHandle.INSTANCE;
+    }
+
+    @Override
+    public ConnectorMetadata getMetadata(ConnectorSession session, ConnectorTransactionHandle transaction)
+    {
+        return new SstableFlightMetadata(clients, typeMapping);
+    }
+
+    @Override
+    public ConnectorSplitManager getSplitManager()
+    {
+        return splitManager;
+    }
+
+    @Override
+    public ConnectorPageSourceProvider getPageSourceProvider()
+    {
+        return pageSourceProvider;
+    }
+
+    @Override
+    public void shutdown()
+    {
+        lifeCycleManager.stop();
+        clients.close();
+    }
+}

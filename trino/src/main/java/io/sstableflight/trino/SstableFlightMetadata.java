@@ -1,0 +1,176 @@
+package io.sstableflight.trino;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import io.trino.spi.TrinoException;
+import io.trino.spi.connector.ColumnHandle;
+import io.trino.spi.connector.ColumnMetadata;
+import io.trino.spi.connector.ConnectorMetadata;
+import io.trino.spi.connector.ConnectorSession;
+import io.trino.spi.connector.ConnectorTableHandle;
+import io.trino.spi.connector.ConnectorTableMetadata;
+import io.trino.spi.connector.ConnectorTableVersion;
+import io.trino.spi.connector.RelationColumnsMetadata;
+import io.trino.spi.connector.SchemaTableName;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.UnaryOperator;
+
+import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_SERVER_ERROR;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Schemas are keyspaces and tables are the flights ListFlights lists; a
+ * table's columns are its Arrow fields in CQL's SELECT * order, typed by
+ * {@link TypeMapping}. One instance serves one transaction, so one
+ * ListFlights answers every lookup of a query.
+ *
+ * Trino lower-cases the names it asks for, Cassandra keeps case: a name
+ * matches exactly, else case-insensitively when exactly one name does.
+ */
+public final class SstableFlightMetadata
+        implements ConnectorMetadata
+{
+    private final FlightClientPool clients;
+    private final TypeMapping typeMapping;
+    private Map<SstableFlightTableHandle, Schema> tables;
+
+    public SstableFlightMetadata(FlightClientPool clients, TypeMapping typeMapping)
+    {
+        this.clients = requireNonNull(clients, "clients is null");
+        this.typeMapping = requireNonNull(typeMapping, "typeMapping is null");
+    }
+
+    private synchronized Map<SstableFlightTableHandle, Schema> tables()
+    {
+        if (tables == null) {
+            Map<SstableFlightTableHandle, Schema> listed = new LinkedHashMap<>();
+            for (FlightInfo info : clients.listFlights()) {
+                List<String> path = info.getDescriptor().getPath();
+                if (path.size() != 2) {
+                    throw new TrinoException(SSTABLE_FLIGHT_SERVER_ERROR, "list tables: a flight's descriptor is not [keyspace, table]: " + path);
+                }
+                listed.put(new SstableFlightTableHandle(path.get(0), path.get(1)), info.getSchema());
+            }
+            tables = listed;
+        }
+        return tables;
+    }
+
+    @Override
+    public List<String> listSchemaNames(ConnectorSession session)
+    {
+        return tables().keySet().stream()
+                .map(handle -> handle.keyspace().toLowerCase(Locale.ENGLISH))
+                .distinct()
+                .sorted()
+                .collect(ImmutableList.toImmutableList());
+    }
+
+    @Override
+    public List<SchemaTableName> listTables(ConnectorSession session, Optional<String> schemaName)
+    {
+        return tables().keySet().stream()
+                .filter(handle -> schemaName.isEmpty() || handle.keyspace().equalsIgnoreCase(schemaName.get()))
+                .map(SstableFlightTableHandle::schemaTableName)
+                .collect(ImmutableList.toImmutableList());
+    }
+
+    @Override
+    public ConnectorTableHandle getTableHandle(ConnectorSession session, SchemaTableName name, Optional<ConnectorTableVersion> startVersion, Optional<ConnectorTableVersion> endVersion)
+    {
+        if (startVersion.isPresent() || endVersion.isPresent()) {
+            throw new TrinoException(io.trino.spi.StandardErrorCode.NOT_SUPPORTED, "sstable_flight tables have no versions");
+        }
+        return resolve(name).orElse(null);
+    }
+
+    private Optional<SstableFlightTableHandle> resolve(SchemaTableName name)
+    {
+        SstableFlightTableHandle exact = new SstableFlightTableHandle(name.getSchemaName(), name.getTableName());
+        if (tables().containsKey(exact)) {
+            return Optional.of(exact);
+        }
+        List<SstableFlightTableHandle> matches = tables().keySet().stream()
+                .filter(handle -> handle.keyspace().equalsIgnoreCase(name.getSchemaName()) && handle.table().equalsIgnoreCase(name.getTableName()))
+                .toList();
+        if (matches.size() > 1) {
+            throw new TrinoException(io.trino.spi.StandardErrorCode.AMBIGUOUS_NAME, "table %s matches several Cassandra tables that differ only in case: %s".formatted(name, matches));
+        }
+        return matches.stream().findFirst();
+    }
+
+    @Override
+    public ConnectorTableMetadata getTableMetadata(ConnectorSession session, ConnectorTableHandle table)
+    {
+        SstableFlightTableHandle handle = (SstableFlightTableHandle) table;
+        List<ColumnMetadata> columns = columns(handle).stream()
+                .map(SstableFlightColumnHandle::columnMetadata)
+                .collect(ImmutableList.toImmutableList());
+        return new ConnectorTableMetadata(handle.schemaTableName(), columns);
+    }
+
+    @Override
+    public Map<String, ColumnHandle> getColumnHandles(ConnectorSession session, ConnectorTableHandle table)
+    {
+        ImmutableMap.Builder<String, ColumnHandle> handles = ImmutableMap.builder();
+        for (SstableFlightColumnHandle column : columns((SstableFlightTableHandle) table)) {
+            handles.put(column.name().toLowerCase(Locale.ENGLISH), column);
+        }
+        return handles.buildOrThrow();
+    }
+
+    @Override
+    public ColumnMetadata getColumnMetadata(ConnectorSession session, ConnectorTableHandle table, ColumnHandle column)
+    {
+        return ((SstableFlightColumnHandle) column).columnMetadata();
+    }
+
+    @Override
+    public Iterator<RelationColumnsMetadata> streamRelationColumns(ConnectorSession session, Optional<String> schemaName, UnaryOperator<Set<SchemaTableName>> relationFilter)
+    {
+        Map<SchemaTableName, SstableFlightTableHandle> byName = new LinkedHashMap<>();
+        for (SchemaTableName name : listTables(session, schemaName)) {
+            byName.put(name, new SstableFlightTableHandle(name.getSchemaName(), name.getTableName()));
+        }
+        List<RelationColumnsMetadata> result = new ArrayList<>();
+        for (SchemaTableName name : relationFilter.apply(byName.keySet())) {
+            List<ColumnMetadata> columns = columns(byName.get(name)).stream()
+                    .map(SstableFlightColumnHandle::columnMetadata)
+                    .collect(ImmutableList.toImmutableList());
+            result.add(RelationColumnsMetadata.forTable(name, columns));
+        }
+        return result.iterator();
+    }
+
+    /** The columns of a table, in the server's (CQL SELECT *) order. */
+    List<SstableFlightColumnHandle> columns(SstableFlightTableHandle table)
+    {
+        Schema schema = tables().get(table);
+        if (schema == null) {
+            throw new TrinoException(io.trino.spi.StandardErrorCode.TABLE_NOT_FOUND, "table %s is no longer served".formatted(table));
+        }
+        ImmutableList.Builder<SstableFlightColumnHandle> columns = ImmutableList.builder();
+        for (Field field : schema.getFields()) {
+            Map<String, String> metadata = Optional.ofNullable(field.getMetadata()).orElse(Map.of());
+            String cqlType = metadata.getOrDefault(TypeMapping.CQL_TYPE, "unknown");
+            String kind = metadata.getOrDefault(TypeMapping.CQL_KIND, "regular");
+            String order = metadata.get(TypeMapping.CQL_CLUSTERING_ORDER);
+            if (order != null) {
+                kind = kind + " " + order;
+            }
+            columns.add(SstableFlightColumnHandle.of(field.getName(), cqlType, kind, typeMapping.map(field)));
+        }
+        return columns.build();
+    }
+}
