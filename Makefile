@@ -8,7 +8,7 @@ HARNESS := $(GO) run ./cmd/cassandra-harness
 
 BENCH   := $(BUILD)/bench
 
-.PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-lane-a
+.PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-lane-a trino-plugin trino-test
 
 # The binary has no default data directory: --data-dir names the corpus.
 run:
@@ -54,7 +54,19 @@ check-corpus-full: corpus-full
 fuzz-short:
 	bash deploy/ci/fuzz-short.sh
 
-test: deps vet unit check-corpus-full fuzz-short
+# The Trino connector (trino/, docs/trino.md): the plugin directory and zip
+# under trino/target/, built with Maven on Java 25 by deploy/local/trino-build.sh.
+trino-plugin:
+	@bash deploy/local/trino-build.sh
+
+# The connector's unit tests and its integration suite: one real Trino 476
+# (installed once into build/trino/ from Maven Central) and one server per
+# corpus format, queried through Trino's JDBC driver (docs/testing.md).
+trino-test:
+	$(GO) build -o $(BUILD)/sstable-flight ./cmd/sstable-flight
+	@bash deploy/local/trino-test.sh
+
+test: deps vet unit check-corpus-full fuzz-short trino-test
 
 # The reconciler's randomized differential test against real Cassandra
 # with many cases: random schemas and mutations, flushed and merged, must

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The Trino connector's tests: unit tests (Surefire) and the integration
+# suite (Failsafe, *IT), which starts one Trino 476 and one sstable-flight
+# per corpus format (nb, oa, da) for the whole Maven run and stops them at
+# its end. Needs build/sstable-flight (make trino-test builds it first).
+# Whatever the suite started and could not stop (this script's Maven was
+# killed, say) is ended here by the pids it wrote, never by name.
+#
+#   deploy/local/trino-test.sh [extra maven flags, e.g. -Dit.test=CorpusIT]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+binary="$root/build/sstable-flight"
+work="$root/build/trino-it"
+[[ -x $binary ]] || { echo "trino-test: $binary is missing: go build -o build/sstable-flight ./cmd/sstable-flight (make trino-test does)" >&2; exit 1; }
+trino_home=$(bash "$root/deploy/local/install-trino.sh")
+
+reap() {
+  local f pid
+  for f in "$work"/pids/*.pid; do
+    [[ -f $f ]] || continue
+    pid=$(cat "$f")
+    if kill -0 "$pid" 2>/dev/null; then
+      echo "trino-test: ending leftover $(basename "$f" .pid) (pid $pid)" >&2
+      kill "$pid" 2>/dev/null || true
+      sleep 2
+      kill -9 "$pid" 2>/dev/null || true
+    fi
+    rm -f "$f"
+  done
+}
+trap reap EXIT
+
+TRINO_MVN_QUIET=0 bash "$root/deploy/local/trino-build.sh" verify \
+  -Dsstf.server.binary="$binary" \
+  -Dsstf.trino.home="$trino_home" \
+  -Dsstf.corpus.dir="$root/testdata/corpus" \
+  -Dsstf.work.dir="$work" \
+  "$@"

@@ -1,0 +1,279 @@
+package io.sstableflight.trino.it;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Stream;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+/**
+ * What the integration suite runs against, started once per Maven run: one
+ * sstable-flight server per corpus format (nb, oa, da) over the committed
+ * corpus, and one real Trino 476 on 127.0.0.1 with the plugin directory
+ * copied into its plugin folder and a catalog per format (sstable_nb,
+ * sstable_oa, sstable_da). Everything it starts is stopped by close(), which
+ * JUnit calls when the run ends, failed or not, and by a shutdown hook.
+ *
+ * Nothing here is optional: a missing binary, Trino or plugin fails the
+ * suite naming what to build (make trino-test builds all of them).
+ */
+public final class TestCluster
+        implements AutoCloseable
+{
+    public static final List<String> MODES = List.of("nb", "oa", "da");
+
+    private static TestCluster instance;
+
+    private final Path workDir;
+    private final Path corpusDir;
+    private final List<ManagedProcess> processes = new ArrayList<>();
+    private final Map<String, Integer> serverPorts = new LinkedHashMap<>();
+    private int trinoPort;
+
+    /** The one cluster of this JVM, started on first use. */
+    public static synchronized TestCluster get()
+    {
+        if (instance == null) {
+            TestCluster cluster = new TestCluster();
+            Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "stop-test-cluster"));
+            try {
+                cluster.start();
+            }
+            catch (Exception e) {
+                cluster.close();
+                throw new IllegalStateException("start the test cluster: " + e.getMessage(), e);
+            }
+            instance = cluster;
+        }
+        return instance;
+    }
+
+    private TestCluster()
+    {
+        workDir = Path.of(requiredProperty("sstf.work.dir")).toAbsolutePath();
+        corpusDir = requiredDirectory("sstf.corpus.dir", "the committed corpus (testdata/corpus)");
+    }
+
+    public Path corpusDir()
+    {
+        return corpusDir;
+    }
+
+    public Path modeDir(String mode)
+    {
+        return corpusDir.resolve(mode);
+    }
+
+    public Connection connect()
+            throws SQLException
+    {
+        Properties properties = new Properties();
+        properties.setProperty("user", "it");
+        return DriverManager.getConnection("jdbc:trino://127.0.0.1:" + trinoPort, properties);
+    }
+
+    private void start()
+            throws Exception
+    {
+        Path binary = Path.of(requiredProperty("sstf.server.binary"));
+        if (!Files.isExecutable(binary)) {
+            throw new IllegalStateException("sstf.server.binary " + binary + " is not an executable: run make trino-test (it builds build/sstable-flight)");
+        }
+        Path trinoHome = requiredDirectory("sstf.trino.home", "Trino 476 (deploy/local/install-trino.sh)");
+        Path pluginDir = requiredDirectory("sstf.plugin.dir", "the plugin directory (make trino-plugin)");
+        if (!Files.isRegularFile(trinoHome.resolve("bin/launcher"))) {
+            throw new IllegalStateException(trinoHome + " has no bin/launcher: run deploy/local/install-trino.sh");
+        }
+        deleteRecursively(workDir);
+        Files.createDirectories(workDir);
+
+        for (String mode : MODES) {
+            int port = freePort();
+            Path snapshots = Files.createDirectories(workDir.resolve("snapshots-" + mode));
+            ManagedProcess server = ManagedProcess.start("sstable-flight-" + mode, List.of(
+                    binary.toString(),
+                    "--data-dir", modeDir(mode).toString(),
+                    "--snapshot-dir", snapshots.toString(),
+                    "--listen", "127.0.0.1:" + port,
+                    "--admin-listen", "",
+                    "--drain-timeout", "2s"), Map.of(), workDir);
+            processes.add(server);
+            serverPorts.put(mode, port);
+        }
+        for (ManagedProcess server : processes) {
+            awaitPort(server, serverPorts.get(server.name().substring("sstable-flight-".length())), 60);
+        }
+
+        trinoPort = freePort();
+        Path trinoDir = Files.createDirectories(workDir.resolve("trino"));
+        Path etc = Files.createDirectories(trinoDir.resolve("etc"));
+        Path catalogs = Files.createDirectories(etc.resolve("catalog"));
+        Path plugins = Files.createDirectories(trinoDir.resolve("plugin"));
+        copyDirectory(pluginDir, plugins.resolve("sstable-flight"));
+        Path data = Files.createDirectories(trinoDir.resolve("data"));
+        Files.writeString(etc.resolve("node.properties"), """
+                node.environment=it
+                node.id=sstable-flight-it
+                node.data-dir=%s
+                """.formatted(data), UTF_8);
+        // A small heap and the serial collector: this runs beside other work on two cores.
+        Files.writeString(etc.resolve("jvm.config"), """
+                -server
+                -Xmx1G
+                -XX:+UseSerialGC
+                -XX:+ExitOnOutOfMemoryError
+                -XX:-OmitStackTraceInFastThrow
+                -Djdk.attach.allowAttachSelf=true
+                -Dfile.encoding=UTF-8
+                --add-opens=java.base/java.nio=ALL-UNNAMED
+                --sun-misc-unsafe-memory-access=allow
+                """, UTF_8);
+        Files.writeString(etc.resolve("config.properties"), """
+                coordinator=true
+                node-scheduler.include-coordinator=true
+                http-server.http.port=%d
+                discovery.uri=http://127.0.0.1:%d
+                plugin.dir=%s
+                query.max-memory=512MB
+                query.max-memory-per-node=512MB
+                task.concurrency=2
+                """.formatted(trinoPort, trinoPort, plugins), UTF_8);
+        Files.writeString(etc.resolve("log.properties"), "io.trino=INFO\n", UTF_8);
+        for (Map.Entry<String, Integer> server : serverPorts.entrySet()) {
+            Files.writeString(catalogs.resolve("sstable_" + server.getKey() + ".properties"), """
+                    connector.name=sstable_flight
+                    sstable-flight.uri=grpc://127.0.0.1:%d
+                    """.formatted(server.getValue()), UTF_8);
+        }
+        // Trino 476 needs Java 24+: the JVM running this suite is the one deploy/local/java25.sh chose.
+        String javaHome = System.getProperty("java.home");
+        ManagedProcess trino = ManagedProcess.start("trino", List.of(
+                trinoHome.resolve("bin/launcher").toString(), "run",
+                "--etc-dir=" + etc,
+                "--data-dir=" + data), Map.of(
+                "JAVA_HOME", javaHome,
+                "PATH", javaHome + "/bin:" + System.getenv("PATH")), workDir);
+        processes.add(trino);
+        awaitTrino(trino, 240);
+    }
+
+    private void awaitTrino(ManagedProcess trino, int seconds)
+            throws InterruptedException
+    {
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        SQLException last = null;
+        while (System.nanoTime() < deadline) {
+            if (!trino.isAlive()) {
+                throw new IllegalStateException("Trino exited during start; its log (" + trino.log() + ") ends:\n" + trino.tail());
+            }
+            try (Connection connection = connect(); Statement statement = connection.createStatement()) {
+                statement.execute("SELECT count(*) FROM system.runtime.nodes WHERE state = 'active'");
+                return;
+            }
+            catch (SQLException e) {
+                last = e;
+            }
+            Thread.sleep(1000);
+        }
+        throw new IllegalStateException("Trino did not answer within %d s (%s); its log ends:\n%s".formatted(seconds, last, trino.tail()));
+    }
+
+    private static void awaitPort(ManagedProcess process, int port, int seconds)
+            throws InterruptedException
+    {
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(process.name() + " exited during start; its log ends:\n" + process.tail());
+            }
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
+                return;
+            }
+            catch (IOException e) {
+                Thread.sleep(100);
+            }
+        }
+        throw new IllegalStateException(process.name() + " did not listen on " + port + " within " + seconds + " s; its log ends:\n" + process.tail());
+    }
+
+    @Override
+    public synchronized void close()
+    {
+        // Trino first: it holds streams of the servers.
+        for (int i = processes.size() - 1; i >= 0; i--) {
+            processes.get(i).close();
+        }
+        processes.clear();
+    }
+
+    private static int freePort()
+            throws IOException
+    {
+        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static String requiredProperty(String name)
+    {
+        String value = System.getProperty(name);
+        if (value == null || value.isBlank()) {
+            throw new IllegalStateException("system property " + name + " is not set: run the suite with make trino-test (deploy/local/trino-test.sh)");
+        }
+        return value;
+    }
+
+    private static Path requiredDirectory(String property, String what)
+    {
+        Path path = Path.of(requiredProperty(property)).toAbsolutePath();
+        if (!Files.isDirectory(path)) {
+            throw new IllegalStateException(property + " " + path + " is not a directory: it should hold " + what);
+        }
+        return path;
+    }
+
+    private static void copyDirectory(Path from, Path to)
+            throws IOException
+    {
+        Files.createDirectories(to);
+        try (Stream<Path> files = Files.list(from)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                Files.copy(file, to.resolve(file.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+    }
+
+    private static void deleteRecursively(Path path)
+            throws IOException
+    {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(path)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.delete(p);
+                }
+                catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        }
+    }
+}
