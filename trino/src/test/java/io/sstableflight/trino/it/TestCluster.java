@@ -79,6 +79,12 @@ public final class TestCluster
         return corpusDir.resolve(mode);
     }
 
+    /** The Flight address of the server over a mode's corpus. */
+    public String serverUri(String mode)
+    {
+        return "grpc://127.0.0.1:" + serverPorts.get(mode);
+    }
+
     public Connection connect()
             throws SQLException
     {
