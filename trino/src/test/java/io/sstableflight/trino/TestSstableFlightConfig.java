@@ -1,0 +1,71 @@
+package io.sstableflight.trino;
+
+import io.airlift.bootstrap.Bootstrap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static io.airlift.configuration.ConfigBinder.configBinder;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The catalog properties as airlift binds and validates them when a catalog starts. */
+class TestSstableFlightConfig
+{
+    @TempDir
+    Path dir;
+
+    private static SstableFlightConfig bind(Map<String, String> properties)
+    {
+        return new Bootstrap(binder -> configBinder(binder).bindConfig(SstableFlightConfig.class))
+                .doNotInitializeLogging()
+                .quiet()
+                .setRequiredConfigurationProperties(properties)
+                .initialize()
+                .getInstance(SstableFlightConfig.class);
+    }
+
+    @Test
+    void seedsInOrder()
+    {
+        SstableFlightConfig config = bind(Map.of("sstable-flight.uri", "grpc://a:1, grpc+tls://b:2,grpc+tcp://c:3"));
+        assertThat(config.getSeeds()).containsExactly(URI.create("grpc://a:1"), URI.create("grpc+tls://b:2"), URI.create("grpc+tcp://c:3"));
+        assertThat(config.getRpcTimeout().toMillis()).isEqualTo(30_000);
+    }
+
+    @Test
+    void refusesWhatCannotWork()
+            throws IOException
+    {
+        Path cert = Files.writeString(dir.resolve("cert.pem"), "x");
+        assertThatThrownBy(() -> bind(Map.of())).hasMessageContaining("sstable-flight.uri");
+        for (String uri : List.of("http://a:1", "grpc://a", "grpc://a:1/path", "a:1", "")) {
+            assertThatThrownBy(() -> bind(Map.of("sstable-flight.uri", uri))).as(uri).hasMessageContaining("give one or more grpc://host:port");
+        }
+        assertThatThrownBy(() -> bind(Map.of("sstable-flight.uri", "grpc://a:1", "sstable-flight.token", "t", "sstable-flight.token-file", cert.toString())))
+                .hasMessageContaining("give one, not both");
+        assertThatThrownBy(() -> bind(Map.of("sstable-flight.uri", "grpc+tls://a:1", "sstable-flight.tls.cert-file", cert.toString())))
+                .hasMessageContaining("give both or neither");
+        assertThatThrownBy(() -> bind(Map.of("sstable-flight.uri", "grpc://a:1", "sstable-flight.tls.ca-file", cert.toString())))
+                .hasMessageContaining("need a grpc+tls://");
+        assertThatThrownBy(() -> bind(Map.of("sstable-flight.uri", "grpc+tls://a:1", "sstable-flight.tls.ca-file", dir.resolve("missing.pem").toString())))
+                .hasMessageContaining("missing.pem");
+    }
+
+    @Test
+    void aTokenFileThatHoldsNoTokenIsRefused()
+            throws IOException
+    {
+        Path empty = Files.writeString(dir.resolve("token"), "  \n");
+        Map<String, String> properties = new HashMap<>(Map.of("sstable-flight.uri", "grpc://a:1", "sstable-flight.token-file", empty.toString()));
+        assertThatThrownBy(() -> new FlightClientPool(bind(properties)))
+                .hasMessage("sstable-flight.token-file %s: holds no token".formatted(empty));
+    }
+}
