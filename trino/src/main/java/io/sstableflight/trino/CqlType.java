@@ -87,17 +87,10 @@ public record CqlType(String name, List<CqlType> arguments)
 
         private String name()
         {
-            if (pos < text.length() && text.charAt(pos) == '\'') {
-                int end = text.indexOf('\'', pos + 1);
-                if (end < 0) {
-                    throw error("unterminated quoted type");
-                }
-                String name = text.substring(pos + 1, end);
-                pos = end + 1;
-                return name;
-            }
-            if (pos < text.length() && text.charAt(pos) == '"') {
-                int end = text.indexOf('"', pos + 1);
+            // A custom class is quoted ('org.apache...'), a case-sensitive UDT name double-quoted.
+            if (pos < text.length() && (text.charAt(pos) == '\'' || text.charAt(pos) == '"')) {
+                char quote = text.charAt(pos);
+                int end = text.indexOf(quote, pos + 1);
                 if (end < 0) {
                     throw error("unterminated quoted name");
                 }

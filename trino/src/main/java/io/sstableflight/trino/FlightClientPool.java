@@ -203,16 +203,8 @@ public final class FlightClientPool
     @Override
     public void close()
     {
-        for (FlightClient client : clients.values()) {
-            try {
-                client.close();
-            }
-            catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            catch (Exception e) {
-                log.warn(e, "close Flight client");
-            }
+        for (Map.Entry<URI, FlightClient> client : clients.entrySet()) {
+            Closing.quietly(client.getValue(), log, "Flight client of " + client.getKey());
         }
         clients.clear();
         allocator.close();

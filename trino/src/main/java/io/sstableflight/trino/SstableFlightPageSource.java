@@ -117,7 +117,7 @@ public final class SstableFlightPageSource
                 return hasBatch;
             }
             catch (FlightRuntimeException e) {
-                closeQuietly(candidate);
+                Closing.quietly(candidate, log, "stream of " + location);
                 if (!FlightClientPool.isUnavailable(e)) {
                     throw new TrinoException(SSTABLE_FLIGHT_SERVER_ERROR, "read split from %s: %s %s".formatted(location, e.status().code(), e.getMessage()), e);
                 }
@@ -218,24 +218,8 @@ public final class SstableFlightPageSource
                     log.debug(e, "cancel stream");
                 }
             }
-            closeQuietly(stream);
+            Closing.quietly(stream, log, "stream of " + streamLocation);
             stream = null;
-        }
-    }
-
-    private static void closeQuietly(FlightStream stream)
-    {
-        if (stream == null) {
-            return;
-        }
-        try {
-            stream.close();
-        }
-        catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        catch (Exception e) {
-            log.debug(e, "close stream");
         }
     }
 }
