@@ -24,9 +24,10 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 /**
  * What the integration suite runs against, started once per Maven run: one
  * sstable-flight server per corpus format (nb, oa, da) over the committed
- * corpus, and one real Trino 476 on 127.0.0.1 with the plugin directory
- * copied into its plugin folder and a catalog per format (sstable_nb,
- * sstable_oa, sstable_da). Everything it starts is stopped by close(), which
+ * corpus, one more over oa with TLS and a bearer token, and one real Trino
+ * 476 on 127.0.0.1 with the plugin directory copied into its plugin folder
+ * and a catalog per format (sstable_nb, sstable_oa, sstable_da) plus two on
+ * the TLS server: sstable_tls (its CA and token) and sstable_tls_no_token. Everything it starts is stopped by close(), which
  * JUnit calls when the run ends, failed or not, and by a shutdown hook.
  *
  * Nothing here is optional: a missing binary, Trino or plugin fails the
@@ -36,6 +37,9 @@ public final class TestCluster
         implements AutoCloseable
 {
     public static final List<String> MODES = List.of("nb", "oa", "da");
+    /** The server with TLS and a token reads this mode's corpus. */
+    public static final String TLS_MODE = "oa";
+    private static final String TOKEN = "sstable-flight-it-token-0123456789";
 
     private static TestCluster instance;
 
@@ -43,6 +47,7 @@ public final class TestCluster
     private final Path corpusDir;
     private final List<ManagedProcess> processes = new ArrayList<>();
     private final Map<String, Integer> serverPorts = new LinkedHashMap<>();
+    private int tlsPort;
     private int trinoPort;
 
     /** The one cluster of this JVM, started on first use. */
@@ -108,21 +113,21 @@ public final class TestCluster
         deleteRecursively(workDir);
         Files.createDirectories(workDir);
 
+        Map<ManagedProcess, Integer> servers = new LinkedHashMap<>();
         for (String mode : MODES) {
             int port = freePort();
-            Path snapshots = Files.createDirectories(workDir.resolve("snapshots-" + mode));
-            ManagedProcess server = ManagedProcess.start("sstable-flight-" + mode, List.of(
-                    binary.toString(),
-                    "--data-dir", modeDir(mode).toString(),
-                    "--snapshot-dir", snapshots.toString(),
-                    "--listen", "127.0.0.1:" + port,
-                    "--admin-listen", "",
-                    "--drain-timeout", "2s"), Map.of(), workDir);
-            processes.add(server);
+            servers.put(startServer(binary, mode, mode, port, List.of()), port);
             serverPorts.put(mode, port);
         }
-        for (ManagedProcess server : processes) {
-            awaitPort(server, serverPorts.get(server.name().substring("sstable-flight-".length())), 60);
+        TlsMaterial tls = TlsMaterial.create(workDir.resolve("tls"));
+        Path tokenFile = Files.writeString(workDir.resolve("tls/token"), TOKEN + "\n", UTF_8);
+        tlsPort = freePort();
+        servers.put(startServer(binary, "tls", TLS_MODE, tlsPort, List.of(
+                "--tls-cert", tls.certificate().toString(),
+                "--tls-key", tls.key().toString(),
+                "--auth-token-file", tokenFile.toString())), tlsPort);
+        for (Map.Entry<ManagedProcess, Integer> server : servers.entrySet()) {
+            awaitPort(server.getKey(), server.getValue(), 60);
         }
 
         trinoPort = freePort();
@@ -166,6 +171,17 @@ public final class TestCluster
                     sstable-flight.uri=grpc://127.0.0.1:%d
                     """.formatted(server.getValue()), UTF_8);
         }
+        Files.writeString(catalogs.resolve("sstable_tls.properties"), """
+                connector.name=sstable_flight
+                sstable-flight.uri=grpc+tls://127.0.0.1:%d
+                sstable-flight.tls.ca-file=%s
+                sstable-flight.token-file=%s
+                """.formatted(tlsPort, tls.certificate(), tokenFile), UTF_8);
+        Files.writeString(catalogs.resolve("sstable_tls_no_token.properties"), """
+                connector.name=sstable_flight
+                sstable-flight.uri=grpc+tls://127.0.0.1:%d
+                sstable-flight.tls.ca-file=%s
+                """.formatted(tlsPort, tls.certificate()), UTF_8);
         // Trino 476 needs Java 24+: the JVM running this suite is the one deploy/local/java25.sh chose.
         String javaHome = System.getProperty("java.home");
         ManagedProcess trino = ManagedProcess.start("trino", List.of(
@@ -176,6 +192,23 @@ public final class TestCluster
                 "PATH", javaHome + "/bin:" + System.getenv("PATH")), workDir);
         processes.add(trino);
         awaitTrino(trino, 240);
+    }
+
+    private ManagedProcess startServer(Path binary, String name, String mode, int port, List<String> flags)
+            throws IOException
+    {
+        Path snapshots = Files.createDirectories(workDir.resolve("snapshots-" + name));
+        List<String> command = new ArrayList<>(List.of(
+                binary.toString(),
+                "--data-dir", modeDir(mode).toString(),
+                "--snapshot-dir", snapshots.toString(),
+                "--listen", "127.0.0.1:" + port,
+                "--admin-listen", "",
+                "--drain-timeout", "2s"));
+        command.addAll(flags);
+        ManagedProcess server = ManagedProcess.start("sstable-flight-" + name, command, Map.of(), workDir);
+        processes.add(server);
+        return server;
     }
 
     private void awaitTrino(ManagedProcess trino, int seconds)
