@@ -135,41 +135,41 @@ func DataType(t *marshal.Type) (arrow.DataType, error) {
 		if len(t.Elems) != 1 {
 			return nil, fmt.Errorf("map type %s: %d element types, want 1", t, len(t.Elems))
 		}
-		et, err := DataType(t.Elems[0])
+		ef, err := elemField("item", t.Elems[0])
 		if err != nil {
 			return nil, err
 		}
-		return arrow.ListOf(et), nil
+		return arrow.ListOfField(ef), nil
 	case marshal.Map:
 		if len(t.Elems) != 2 {
 			return nil, fmt.Errorf("map type %s: %d element types, want 2", t, len(t.Elems))
 		}
-		kt, err := DataType(t.Elems[0])
+		kf, err := elemField("key", t.Elems[0])
 		if err != nil {
 			return nil, err
 		}
-		vt, err := DataType(t.Elems[1])
+		vf, err := elemField("value", t.Elems[1])
 		if err != nil {
 			return nil, err
 		}
 		// Keys stay in stored order, which is Cassandra's comparator
 		// order, not Arrow's: KeysSorted stays false.
-		return arrow.MapOf(kt, vt), nil
+		return arrow.MapOfWithMetadata(kf.Type, kf.Metadata, vf.Type, vf.Metadata), nil
 	case marshal.Tuple, marshal.UDT:
 		if t.Kind == marshal.UDT && len(t.FieldNames) != len(t.Elems) {
 			return nil, fmt.Errorf("map type %s: %d field names for %d fields", t, len(t.FieldNames), len(t.Elems))
 		}
 		fields := make([]arrow.Field, len(t.Elems))
 		for i, e := range t.Elems {
-			et, err := DataType(e)
-			if err != nil {
-				return nil, err
-			}
 			name := strconv.Itoa(i)
 			if t.Kind == marshal.UDT {
 				name = t.FieldNames[i]
 			}
-			fields[i] = arrow.Field{Name: name, Type: et, Nullable: true}
+			f, err := elemField(name, e)
+			if err != nil {
+				return nil, err
+			}
+			fields[i] = f
 		}
 		return arrow.StructOf(fields...), nil
 	case marshal.Vector:
@@ -179,11 +179,23 @@ func DataType(t *marshal.Type) (arrow.DataType, error) {
 		if t.Elems[0].Kind == marshal.Empty {
 			return nil, fmt.Errorf("map type %s: vector of empty", t)
 		}
-		et, err := DataType(t.Elems[0])
+		ef, err := elemField("item", t.Elems[0])
 		if err != nil {
 			return nil, err
 		}
-		return arrow.FixedSizeListOf(int32(t.Dim), et), nil
+		return arrow.FixedSizeListOfField(int32(t.Dim), ef), nil
 	}
 	return nil, fmt.Errorf("map type %s: no CQL column has kind %s", t, t.Kind)
+}
+
+// elemField is the Arrow field of a collection's element, a map's key or
+// value, or a tuple's or UDT's field: nullable, with its own cql.type, so
+// a client knows an inet inside a UDT (a UDT's cql.type is only its
+// name) or a varint inside a list from the utf8 they are carried as.
+func elemField(name string, e *marshal.Type) (arrow.Field, error) {
+	dt, err := DataType(e)
+	if err != nil {
+		return arrow.Field{}, err
+	}
+	return arrow.Field{Name: name, Type: dt, Nullable: true, Metadata: arrow.NewMetadata([]string{MetaType}, []string{e.String()})}, nil
 }

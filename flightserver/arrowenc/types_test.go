@@ -265,3 +265,33 @@ func TestBatch(t *testing.T) {
 		t.Error("batch with a bad column kind")
 	}
 }
+
+// TestNestedFieldsCarryCQLType: every nested Arrow field (a collection's
+// element, a map's key and value, a tuple's and a UDT's fields, a
+// vector's element) carries its own cql.type, so a client tells an inet
+// or a varint inside a UDT (whose cql.type is only its name) from the
+// utf8 it travels as.
+func TestNestedFieldsCarryCQLType(t *testing.T) {
+	typ := udtOf("holder", []string{"addr", "nums", "m", "home"},
+		nat(marshal.Inet), listOf(nat(marshal.VarInt)), mapOf(nat(marshal.Text), nat(marshal.Decimal)), address())
+	dt, err := arrowenc.DataType(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := dt.(*arrow.StructType)
+	checkMeta(t, st.Field(0), map[string]string{"cql.type": "inet"})
+	checkMeta(t, st.Field(1), map[string]string{"cql.type": "list<varint>"})
+	checkMeta(t, st.Field(1).Type.(*arrow.ListType).ElemField(), map[string]string{"cql.type": "varint"})
+	m := st.Field(2).Type.(*arrow.MapType)
+	checkMeta(t, m.KeyField(), map[string]string{"cql.type": "text"})
+	checkMeta(t, m.ItemField(), map[string]string{"cql.type": "decimal"})
+	home := st.Field(3).Type.(*arrow.StructType)
+	checkMeta(t, home.Field(2), map[string]string{"cql.type": "frozen<tuple<double, double>>"})
+	checkMeta(t, home.Field(2).Type.(*arrow.StructType).Field(1), map[string]string{"cql.type": "double"})
+
+	vt, err := arrowenc.DataType(vectorOf(nat(marshal.Float), 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMeta(t, vt.(*arrow.FixedSizeListType).ElemField(), map[string]string{"cql.type": "float"})
+}
