@@ -16,7 +16,8 @@
 // bytes being decoded; a DoGet decodes its ticket only once admitted.
 // How long it can hold it is bounded too: each RPC's watch (watch.go)
 // cuts one whose client sends no request or takes no response for
-// StreamStallTimeout, and connections (conns.go) are capped, closed
+// StreamStallTimeout, ending its stream with a status that says so, and
+// connections (conns.go) are capped, closed
 // when idle, and closed when they take nothing.
 //
 // Storage may never answer: the readers' opens and reads, and a table's

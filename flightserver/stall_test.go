@@ -3,7 +3,9 @@ package flightserver_test
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -272,5 +274,65 @@ func TestConnectionThatReadsNothingIsClosed(t *testing.T) {
 	t.Logf("a connection that reads nothing was closed after %v", time.Since(start))
 	if v := metric(`sstf_limit_refusals_total{limit="conn_stall"}`); v != "1" {
 		t.Errorf(`sstf_limit_refusals_total{limit="conn_stall"} %q, want 1`, v)
+	}
+}
+
+// TestStalledStreamTellsTheClient: a client that stops reading a DoGet,
+// then reads on after the watch cut the stream (within the second its
+// connection stays open), gets the rows gRPC had queued and then a status
+// saying what happened and what to do: RESOURCE_EXHAUSTED, "stream made
+// no send progress for 1s (client not reading) ... admission slot
+// released". The server's log line for the cut says the same. Before,
+// gRPC wrote the status of the failed Send from the stream's context,
+// DEADLINE_EXCEEDED "context deadline exceeded", before the handler
+// returned its own.
+func TestStalledStreamTellsTheClient(t *testing.T) {
+	const stall = time.Second
+	var logs syncBuffer
+	ts := startServer(t, "oa", func(c *flightserver.Config) {
+		c.BatchRows, c.StreamStallTimeout = 1, stall
+		c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	})
+	metric := adminMetric(t, ts)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	info, err := ts.client.GetFlightInfo(ctx, path("corpus", "wide"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stingy, _ := stingyClient(t, ts.addr)
+	stream, err := stingy.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Recv(); err != nil { // the schema; then nothing is read
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for metric(`sstf_limit_refusals_total{limit="stall"}`) != "1" {
+		if time.Since(start) > stall+5*time.Second {
+			t.Fatalf("a stream whose client reads nothing not cut %v later (StreamStallTimeout %v)", time.Since(start), stall)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	n := 0
+	for err == nil {
+		_, err = stream.Recv()
+		n++
+	}
+	st := status.Convert(err)
+	t.Logf("read on after the cut: %d messages, then %v", n, err)
+	const want = "stream made no send progress for 1s (client not reading"
+	if st.Code() != codes.ResourceExhausted || !strings.Contains(st.Message(), want) || !strings.Contains(st.Message(), "admission slot released") {
+		t.Fatalf("a stalled stream read on after its cut: %v; want RESOURCE_EXHAUSTED %q…admission slot released", err, want)
+	}
+	var logged bool
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, "rpc failed") && strings.Contains(line, "DoGet") && strings.Contains(line, st.Message()) {
+			logged = true
+		}
+	}
+	if !logged {
+		t.Fatalf("no log line of the cut with the client's message %q:\n%s", st.Message(), logs.String())
 	}
 }

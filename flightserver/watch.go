@@ -16,9 +16,19 @@ import (
 // A client must keep its streams moving: send its request, and take the
 // response as it comes. A watch, one per RPC (set up by the request
 // limit's tap), cuts an RPC that does neither for StreamStallTimeout:
-// its context is cancelled, which ends a Send blocked on HTTP/2 flow
-// control (gRPC's Send waits on the stream's context) or a read of the
-// request, so the handler returns and gives back its slots.
+// it ends the stream with a status saying why (endStream), then cancels
+// its context, which ends a Send blocked on HTTP/2 flow control (gRPC's
+// Send waits on the stream's context) or a read of the request, so the
+// handler returns and gives back its slots.
+//
+// NB: the status must be written before the context is cancelled. A Send
+// or a read of the request that fails writes the stream's status itself,
+// from the context's error (DEADLINE_EXCEEDED "context deadline
+// exceeded", whatever the cause), before the handler returns, and gRPC
+// writes only a stream's first status: the handler's own would never be
+// seen. A trailer is not flow-controlled, but gRPC queues it behind the
+// stream's unsent messages, so a client that reads on gets what was
+// queued, then the status.
 //
 // NB: what gRPC has queued for a stream stays queued until the client
 // reads it or the connection closes: a stream whose handler returned is
@@ -28,7 +38,7 @@ import (
 
 var (
 	errNoRequest = errors.New("no request message")
-	errStalled   = errors.New("client took no response data")
+	errStalled   = errors.New("stream made no send progress")
 )
 
 // stalledConnGrace is how long a stalled stream's connection stays open
@@ -50,6 +60,23 @@ type watch struct {
 	deadline atomic.Int64       // unix nanoseconds: when the phase stalls
 	conn     *limitedConn       // nil when not served through a connLimit
 	cut      func(limit string) // counts a cut RPC
+	// cutPhase is the phase the watch cut the RPC in, once it did. The
+	// context's cause cannot say: ending the stream cancels its parent
+	// context first.
+	cutPhase atomic.Int32
+	// stream ends the RPC's stream with a status; nil until a stream
+	// interceptor has seen the RPC (gRPC reads a unary RPC's request
+	// before any interceptor runs).
+	stream atomic.Pointer[endStream]
+}
+
+// endStream is what gRPC's transport stream (the grpc.ServerTransportStream
+// in a handler's context) does beyond that interface: end the stream with
+// a status, once. NB: it is not part of gRPC's API; a gRPC without it
+// leaves a cut RPC with the status its failed Send writes
+// (TestStalledStreamTellsTheClient fails then).
+type endStream interface {
+	WriteStatus(*status.Status) error
 }
 
 type watchKey struct{}
@@ -67,12 +94,9 @@ func newWatch(ctx context.Context, stall time.Duration, conns *connLimit, cut fu
 }
 
 // watchContext is an RPC's context: it holds the RPC's watch, and its
-// error is DeadlineExceeded once the watch cut it. NB: gRPC itself
-// writes the status of a Send or a read of the request that fails, from
-// the context's error (Canceled would read as the client's own cancel),
-// before the handler returns its own: DEADLINE_EXCEEDED is what the
-// client sees, whichever phase stalled; the server's log and
-// sstf_limit_refusals_total say which.
+// error is DeadlineExceeded once the watch cut it, so that where the
+// watch could not end the stream first (a unary RPC's request), the
+// status gRPC writes from it does not read as the client's own cancel.
 type watchContext struct {
 	context.Context
 	w *watch
@@ -87,10 +111,8 @@ func (c *watchContext) Value(key any) any {
 
 func (c *watchContext) Err() error {
 	err := c.Context.Err()
-	if err != nil {
-		if cause := context.Cause(c.Context); cause == errNoRequest || cause == errStalled {
-			return context.DeadlineExceeded
-		}
+	if err != nil && c.w.cutPhase.Load() != watchIdle {
+		return context.DeadlineExceeded
 	}
 	return err
 }
@@ -132,7 +154,8 @@ func (w *watch) stop() {
 	w.timer.Stop()
 }
 
-// fire cuts the RPC if its phase has stalled. A timer that fires late,
+// fire cuts the RPC if its phase has stalled: it ends the stream with
+// the cut's status, then cancels the context. A timer that fires late,
 // after its phase ended or a new one began, finds the phase idle or its
 // deadline ahead, and does nothing.
 func (w *watch) fire() {
@@ -140,29 +163,37 @@ func (w *watch) fire() {
 	if phase == watchIdle || time.Now().UnixNano() < w.deadline.Load() {
 		return
 	}
-	switch phase {
-	case watchReceiving:
-		w.cut("request_timeout")
-		w.cancel(errNoRequest)
-	case watchSending:
-		w.cut("stall")
-		w.cancel(errStalled)
-		if c := w.conn; c != nil {
-			time.AfterFunc(stalledConnGrace, func() { c.Close() })
-		}
+	w.cutPhase.Store(phase)
+	cause, limit := errNoRequest, "request_timeout"
+	if phase == watchSending {
+		cause, limit = errStalled, "stall"
+	}
+	w.cut(limit)
+	if es := w.stream.Load(); es != nil {
+		st, _ := status.FromError(w.cutStatus(cause))
+		(*es).WriteStatus(st) // an error leaves the stream to the cancel
+	}
+	w.cancel(cause)
+	if c := w.conn; phase == watchSending && c != nil {
+		time.AfterFunc(stalledConnGrace, func() { c.Close() })
 	}
 }
 
 // cutStatus is the status of an RPC its watch cut, or err as it is.
-func (w *watch) cutStatus(ctx context.Context, err error) error {
+func (w *watch) cutStatus(err error) error {
 	if err == nil {
 		return nil
 	}
-	switch context.Cause(ctx) {
-	case errNoRequest:
+	switch w.cutPhase.Load() {
+	case watchReceiving:
 		return status.Errorf(codes.DeadlineExceeded, "%v within %v of the call (StreamStallTimeout): call cut", errNoRequest, w.stall)
-	case errStalled:
-		return status.Errorf(codes.DeadlineExceeded, "%v for %v (StreamStallTimeout): stream cut, its connection closed", errStalled, w.stall)
+	case watchSending:
+		// RESOURCE_EXHAUSTED, as for the other limits a client exceeds
+		// (gRPC's own for a peer that abuses the connection): the client
+		// gave no deadline that expired, and the call is not worth
+		// retrying unchanged, only with a client that reads.
+		return status.Errorf(codes.ResourceExhausted, "%v for %v (client not reading; StreamStallTimeout): stream cut, admission slot released, connection closed in %v; read a stream's messages as they arrive",
+			errStalled, w.stall, stalledConnGrace)
 	}
 	return err
 }
@@ -188,7 +219,10 @@ func watchStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc
 	if w == nil {
 		return h(srv, ss)
 	}
-	return w.cutStatus(ss.Context(), h(srv, &watchedStream{ServerStream: ss, w: w}))
+	if es, ok := grpc.ServerTransportStreamFromContext(ss.Context()).(endStream); ok {
+		w.stream.Store(&es)
+	}
+	return w.cutStatus(h(srv, &watchedStream{ServerStream: ss, w: w}))
 }
 
 type watchedStream struct {

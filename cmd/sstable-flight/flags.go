@@ -71,7 +71,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	fs.IntVar(&cfg.MaxRequests, "max-requests", 0, "RPCs in progress, admitted or waiting; more are refused with UNAVAILABLE (0: 64 + 4 × --max-streams)")
 	fs.IntVar(&cfg.MaxConnStreams, "max-conn-streams", flightserver.DefaultMaxConnStreams, "concurrent streams per connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS)")
 	fs.IntVar(&cfg.MaxConns, "max-conns", flightserver.DefaultMaxConns, "open client connections; more wait in the kernel's accept queue")
-	fs.DurationVar(&cfg.StreamStallTimeout, "stream-stall-timeout", flightserver.DefaultStreamStallTimeout, "how long an RPC waits for its request, or for its client to take a response message, before it is cut (DEADLINE_EXCEEDED)")
+	fs.DurationVar(&cfg.StreamStallTimeout, "stream-stall-timeout", flightserver.DefaultStreamStallTimeout, "how long an RPC waits for its request, or for its client to take a response message, before it is cut (DEADLINE_EXCEEDED without a request, RESOURCE_EXHAUSTED for a client not reading)")
 	fs.DurationVar(&cfg.HandshakeTimeout, "handshake-timeout", flightserver.DefaultHandshakeTimeout, "time a new connection has for its TLS and HTTP/2 handshake")
 	fs.DurationVar(&cfg.ConnIdleTimeout, "conn-idle-timeout", flightserver.DefaultConnIdleTimeout, "a connection without RPCs for this long is closed")
 	fs.DurationVar(&cfg.ConnMaxAge, "conn-max-age", 0, "close each connection this long after it opened, clients reconnecting (0: never)")
