@@ -6,9 +6,8 @@ import (
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 )
 
-// PartitionIndex is an opened Partitions.db. It is not safe for
-// concurrent use: its page cache is unsynchronized. Open one per goroutine
-// (opening reads only the footer).
+// PartitionIndex is an opened Partitions.db. It is safe for concurrent
+// use (its page cache is a region's).
 type PartitionIndex struct {
 	trie *region // [0, first key position): the trie nodes
 	f    footer

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 )
@@ -18,12 +19,18 @@ const (
 
 // region reads bytes of one component within [0, limit) through a small
 // cache of 4 KiB pages: trie nodes are tiny and read in many small steps.
+// It is safe for concurrent use: a Reader's lookups share its indexes'
+// regions. NB: mu guards the cache only; a page is read outside it, so
+// two lookups missing the same page may both read it (the first cached
+// wins), rather than one waiting on the other's I/O.
 type region struct {
 	r         base.Readable
 	component string
 	limit     int64
-	pages     map[int64][]byte
-	order     []int64 // FIFO of cached page numbers, for eviction
+
+	mu    sync.Mutex
+	pages map[int64][]byte
+	order []int64 // FIFO of cached page numbers, for eviction
 }
 
 func newRegion(r base.Readable, component string, limit int64) *region {
@@ -71,18 +78,26 @@ func (g *region) read(off int64, n int, what string) ([]byte, error) {
 
 // page returns page pg, cut at the region's limit.
 func (g *region) page(pg int64) ([]byte, error) {
-	if p, ok := g.pages[pg]; ok {
+	g.mu.Lock()
+	p, ok := g.pages[pg]
+	g.mu.Unlock()
+	if ok {
 		return p, nil
 	}
 	start := pg * pageSize
 	size := min(int64(pageSize), g.limit-start)
-	p := make([]byte, size)
+	p = make([]byte, size)
 	n, err := g.r.ReadAt(p, start)
 	if n < len(p) {
 		if err == nil || errors.Is(err, io.EOF) {
 			return nil, g.corrupt(start+int64(n), "read page at %d: file ends early", start)
 		}
 		return nil, fmt.Errorf("read %s (%s) page at %d: %w", g.r.Name(), g.component, start, err)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if q, ok := g.pages[pg]; ok {
+		return q, nil // another lookup read it meanwhile
 	}
 	if len(g.order) >= maxCachedPages {
 		delete(g.pages, g.order[0])

@@ -6,7 +6,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 )
 
-// RowIndex is an opened Rows.db. Like PartitionIndex it is not safe for
+// RowIndex is an opened Rows.db. Like PartitionIndex it is safe for
 // concurrent use.
 type RowIndex struct {
 	g *region
