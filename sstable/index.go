@@ -170,6 +170,11 @@ func (r *Reader) firstAfter(after int64) (int64, check, error) {
 // indexFrom reads Index.db from summary entry i (the start for i < 0),
 // checking that the entry there has the summary's key: a damaged summary
 // must not silently start a read past the partitions it should cover.
+// NB: a mismatch is reported in Index.db, at the offset that lacks the
+// key, naming the Summary.db entry too: either file may be the damaged
+// one, and Index.db is the one read at a known offset (a truncated or
+// overwritten Index.db is what makes a summary that was read whole at
+// open disagree later).
 func (r *Reader) indexFrom(i int) (*indexIter, error) {
 	start := int64(0)
 	if i >= 0 {
@@ -187,10 +192,10 @@ func (r *Reader) indexFrom(i int) (*indexIter, error) {
 		if err := it.Err(); err != nil {
 			return nil, err
 		}
-		return nil, base.Corruptf(r.path("Summary.db"), "Summary.db", 0, "entry %d points past the end of Index.db (%d)", i, start)
+		return nil, base.Corruptf(r.path("Index.db"), "Index.db", start, "ends before offset %d, where %s entry %d points", start, r.path("Summary.db"), i)
 	}
 	if want := r.idx.summary.Key(i); !bytes.Equal(it.Entry().Key, want) {
-		return nil, base.Corruptf(r.path("Summary.db"), "Summary.db", 0, "entry %d (key %x) points to Index.db offset %d, which holds key %x", i, want, start, it.Entry().Key)
+		return nil, base.Corruptf(r.path("Index.db"), "Index.db", start, "holds key %x, where %s entry %d points for key %x", it.Entry().Key, r.path("Summary.db"), i, want)
 	}
 	it.pending = true
 	return it, nil
