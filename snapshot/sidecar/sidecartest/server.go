@@ -29,8 +29,9 @@ type Server struct {
 	dataDirs []string
 
 	// snapMu serializes snapshot creation and clearing, as Cassandra
-	// does per table.
-	snapMu sync.Mutex
+	// does per table, and guards sstables.
+	snapMu   sync.Mutex
+	sstables sstableSet
 
 	mu       sync.Mutex
 	reqs     []Request
@@ -40,7 +41,8 @@ type Server struct {
 // New starts a fake Sidecar over Cassandra data directories (its
 // data_file_directories, in order: dataDirectoryIndex counts in them).
 func New(dataDirs ...string) *Server {
-	s := &Server{dataDirs: append([]string(nil), dataDirs...)}
+	s := &Server{dataDirs: append([]string(nil), dataDirs...), sstables: sstableSet{}}
+	s.sstables.learnAll(s.dataDirs) // what the node has open as it runs
 	const snap = "/api/v1/keyspaces/{keyspace}/tables/{table}/snapshots/{snapshot}"
 	mux := http.NewServeMux()
 	mux.HandleFunc("PUT "+snap, s.create)

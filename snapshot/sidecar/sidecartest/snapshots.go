@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 )
 
@@ -45,7 +43,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	for _, sd := range snaps {
-		if err := snapshotTable(filepath.Dir(filepath.Dir(sd.path)), sd.path); err != nil {
+		if err := s.snapshotTable(filepath.Dir(filepath.Dir(sd.path)), sd.path); err != nil {
 			answer(w, err)
 			return
 		}
@@ -54,45 +52,17 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 }
 
 // snapshotTable does what Cassandra's snapshot does to one table
-// directory: hard-links every component each live SSTable's TOC lists,
-// and writes manifest.json (the Data.db files) and schema.cql.
-func snapshotTable(tableDir, snapDir string) error {
-	tocs, err := filepath.Glob(filepath.Join(tableDir, "*-TOC.txt"))
-	if err != nil {
-		return fmt.Errorf("list TOCs of %s: %w", tableDir, err)
-	}
+// directory: hard-links the components of every SSTable it has loaded
+// (sstables.go), and writes manifest.json (the Data.db files) and
+// schema.cql. Called with snapMu held.
+func (s *Server) snapshotTable(tableDir, snapDir string) error {
 	if err := os.MkdirAll(snapDir, 0o755); err != nil {
 		return fmt.Errorf("create snapshot directory: %w", err)
 	}
-	var dataFiles []string
-	for _, toc := range tocs {
-		prefix := strings.TrimSuffix(filepath.Base(toc), "TOC.txt")
-		b, err := os.ReadFile(toc)
-		if err != nil {
-			return fmt.Errorf("read TOC: %w", err)
-		}
-		// The TOC usually lists itself; link it once either way.
-		comps := append(strings.Fields(string(b)), "TOC.txt")
-		linked := map[string]bool{}
-		for _, c := range comps {
-			name := prefix + c
-			if linked[c] || strings.ContainsAny(c, `/\`) {
-				continue
-			}
-			linked[c] = true
-			err := os.Link(filepath.Join(tableDir, name), filepath.Join(snapDir, name))
-			if errors.Is(err, fs.ErrNotExist) {
-				continue // listed but not written, as for a TOC Cassandra wrote first
-			}
-			if err != nil {
-				return fmt.Errorf("link %s into snapshot: %w", name, err)
-			}
-			if c == "Data.db" {
-				dataFiles = append(dataFiles, name)
-			}
-		}
+	dataFiles, err := linkSSTables(tableDir, snapDir, s.sstables.learn(tableDir))
+	if err != nil {
+		return err
 	}
-	sort.Strings(dataFiles)
 	manifest, err := json.Marshal(map[string]any{
 		"files":      append([]string{}, dataFiles...),
 		"created_at": time.Now().UTC().Format(time.RFC3339Nano),
