@@ -186,14 +186,10 @@ func (st SSTable) present() []string {
 // Cassandra's snapshot links the components of the SSTables it has open
 // and skips the files gone from disk, so a component deleted under
 // Cassandra is missing here too. A snapshot never changes: there is no
-// race to wait out. Files are named as in Cassandra's data directory,
-// <keyspace>/<table>-<id>/snapshots/<snapshot>/<file>.
+// race to wait out. Files are named as in Cassandra's data directory
+// (sidecarSnapshotDir).
 func checkSidecar(td TableDir, snap string, ssts []SSTable, fsys sstable.FS) error {
-	dir := td.Keyspace + "/" + td.Table
-	if td.ID != "" {
-		dir += "-" + td.ID
-	}
-	dir += "/snapshots/" + snap + "/"
+	dir := sidecarSnapshotDir(td, snap) + "/"
 	for _, st := range ssts {
 		if err := checkSidecarSSTable(td, dir, st, fsys); err != nil {
 			return fmt.Errorf("check SSTable %s of %s.%s (through Sidecar): %w", st.Prefix, td.Keyspace, td.Table, err)
@@ -207,7 +203,7 @@ func checkSidecarSSTable(td TableDir, dir string, st SSTable, fsys sstable.FS) e
 	if _, ok := st.Components["TOC.txt"]; !ok {
 		return fmt.Errorf("%w: %s (the snapshot has %s but no TOC.txt)", ErrMissingComponent, dir+name, strings.Join(st.present(), ", "))
 	}
-	f, closer, err := fsys.Open(filepath.Join(td.Path, name))
+	f, closer, err := fsys.Open(dir + name)
 	if err != nil {
 		return fmt.Errorf("read TOC: %w", err)
 	}

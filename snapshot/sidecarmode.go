@@ -38,6 +38,19 @@ func SidecarTable(keyspace, table string) TableDir {
 	return TableDir{Keyspace: keyspace, Table: table, Path: "sidecar:" + keyspace + "/" + table}
 }
 
+// sidecarSnapshotDir is where one of our Cassandra snapshots of a table
+// is in the node's data directory, <keyspace>/<table>-<id>/snapshots/
+// <snapshot>: the name its files go by in every error (the check's, the
+// readers'), as the other modes name files relative to the data
+// directory. The sidecar FS reads a file by its base name only.
+func sidecarSnapshotDir(td TableDir, snap string) string {
+	dir := td.Keyspace + "/" + td.Table
+	if td.ID != "" {
+		dir += "-" + td.ID
+	}
+	return dir + "/snapshots/" + snap
+}
+
 // snapshotName is the Cassandra snapshot of an epoch: recognisably ours,
 // unique per process and epoch.
 func snapshotName(epochID string) string { return "sstable-flight-" + epochID }
@@ -84,7 +97,7 @@ func (m *Manager) cutSidecar(td TableDir, cur *Epoch) (*Epoch, error) {
 		return nil, err
 	}
 	for _, st := range ssts {
-		r, err := m.cfg.OpenFS(filepath.Join(td.Path, st.Prefix+"-Data.db"), fsys)
+		r, err := m.cfg.OpenFS(sidecarSnapshotDir(e.Table, name)+"/"+st.Prefix+"-Data.db", fsys)
 		if err != nil {
 			for _, o := range e.Readers {
 				o.Close()
