@@ -10,6 +10,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/internal/iostall"
 	"github.com/sstable-flight/sstable-flight/internal/safefile"
 	"github.com/sstable-flight/sstable-flight/snapshot"
+	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
@@ -61,6 +62,11 @@ func toStatus(err error) error {
 		return status.Error(codes.Canceled, err.Error())
 	case errors.Is(err, context.DeadlineExceeded):
 		return status.Error(codes.DeadlineExceeded, err.Error())
+	case errors.Is(err, sidecar.ErrUnavailable):
+		// Sidecar or its node failed (a snapshot Cassandra could not
+		// take: its message names the file): later, or another replica,
+		// may serve.
+		return status.Error(codes.Unavailable, err.Error())
 	case errors.As(err, &corrupt), errors.Is(err, snapshot.ErrMissingComponent):
 		return status.Error(codes.DataLoss, err.Error())
 	case errors.Is(err, snapshot.ErrNotRegular), errors.Is(err, safefile.ErrNotRegular), errors.Is(err, safefile.ErrTooLarge):

@@ -116,7 +116,10 @@ func (c *Client) do(ctx context.Context, method, route string, hdr http.Header, 
 		resp, err := c.hc.Do(req)
 		if err != nil {
 			c.st.requestErrors.Add(1)
-			return nil, fmt.Errorf("sidecar %s %s: %w", method, route, err)
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("sidecar %s %s: %w", method, route, err)
+			}
+			return nil, fmt.Errorf("sidecar %s %s: %w: %w", method, route, ErrUnavailable, err)
 		}
 		for _, w := range want {
 			if resp.StatusCode == w {

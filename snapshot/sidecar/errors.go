@@ -7,12 +7,14 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"regexp"
 	"strings"
 )
 
 // StatusError is an answer from Sidecar with an unexpected status. It
 // matches fs.ErrNotExist for 404 (no such keyspace, table, snapshot or
-// component) and fs.ErrExist for 409 (the snapshot already exists).
+// component), fs.ErrExist for 409 (the snapshot already exists) and
+// ErrUnavailable for a 5xx (Sidecar, or the node behind it, failed).
 type StatusError struct {
 	Method  string
 	Route   string // path and query, e.g. /api/v1/keyspaces/ks/tables/t/snapshots/s
@@ -35,8 +37,16 @@ func (e *StatusError) Unwrap() error {
 	case http.StatusConflict:
 		return fs.ErrExist
 	}
+	if e.Code >= 500 {
+		return ErrUnavailable
+	}
 	return nil
 }
+
+// ErrUnavailable reports a request Sidecar did not serve: it answered
+// with a 5xx (a snapshot Cassandra could not take, say), or could not be
+// reached. The request may work later, or on another replica.
+var ErrUnavailable = errors.New("sidecar did not serve the request")
 
 // ErrInvalidName reports a keyspace, table, snapshot or component name
 // that cannot be a single path segment (empty, ".", "..", or holding '/'
@@ -71,5 +81,35 @@ func newStatusError(method, route string, resp *http.Response) *StatusError {
 			e.Message = ""
 		}
 	}
+	e.Message = nodeRelative(e.Message)
 	return e
 }
+
+// nodePath is an absolute path in a message, up to a space, a quote or
+// a bracket.
+var nodePath = regexp.MustCompile(`(^|[\s'"(\[=,])(/[^\s'"()\[\],]+)`)
+
+// nodeRelative names the node's files in a Sidecar message (Cassandra's
+// own errors name them by absolute path, /var/lib/cassandra/data/ks/t-id/
+// ...) from their keyspace directory on, as the server names every file
+// relative to its data directory: a path with a table directory in it
+// (<keyspace>/<table>-<32 hex digit id>) keeps that and what follows;
+// any other absolute path only its last element.
+func nodeRelative(msg string) string {
+	return nodePath.ReplaceAllStringFunc(msg, func(m string) string {
+		lead, p := "", m
+		if m[0] != '/' {
+			lead, p = m[:1], m[1:]
+		}
+		parts := strings.Split(strings.TrimSuffix(p, "/"), "/")
+		for i := 2; i < len(parts); i++ {
+			if tableDirName.MatchString(parts[i]) && parts[i-1] != "" {
+				return lead + strings.Join(parts[i-1:], "/")
+			}
+		}
+		return lead + "…/" + parts[len(parts)-1]
+	})
+}
+
+// tableDirName is a table directory's name, <table>-<id>.
+var tableDirName = regexp.MustCompile(`^[A-Za-z0-9_]+-[0-9a-f]{32}$`)
