@@ -69,10 +69,15 @@ func (m *Manager) cutSidecar(td TableDir, cur *Epoch) (*Epoch, error) {
 	}
 	drop := func() { m.dropSidecarSnapshot(td.Keyspace, td.Table, name) }
 	if err := c.CreateSnapshot(ctx, td.Keyspace, td.Table, name); err != nil {
-		m.journal.remove(td.Keyspace, td.Table, name)
 		if errors.Is(err, fs.ErrNotExist) {
+			m.journal.remove(td.Keyspace, td.Table, name)
 			return nil, fmt.Errorf("snapshot %s.%s through sidecar: %w: %w", td.Keyspace, td.Table, ErrNoTable, err)
 		}
+		// NB: a snapshot that failed half way (Cassandra could not link
+		// one file, or the answer was lost) may have linked the others,
+		// pinning their disk space on the node: clear it as any of ours
+		// (journaled until Sidecar confirms).
+		drop()
 		return nil, err
 	}
 	files, err := c.ListSnapshot(ctx, td.Keyspace, td.Table, name)
