@@ -3,21 +3,19 @@ package flightserver_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
+	"github.com/sstable-flight/sstable-flight/internal/diskdamage"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar/sidecartest"
@@ -33,21 +31,34 @@ func scanRows(ctx context.Context, ts *testServer, ks, table string) (string, er
 // window short enough that every query lists the table again.
 func damageServer(t *testing.T, mode snapshot.Mode, data string) *testServer {
 	t.Helper()
+	return damageNode(t, mode, data)()
+}
+
+// damageNode is damageServer in two steps: in Sidecar mode the fake
+// Sidecar, which stands for the running Cassandra node, starts at once
+// and learns the SSTables it has open; the returned function starts the
+// server.
+func damageNode(t *testing.T, mode snapshot.Mode, data string) func() *testServer {
+	t.Helper()
 	const window = time.Millisecond
 	if mode != snapshot.Sidecar {
-		return startServer(t, "oa", func(c *flightserver.Config) {
-			c.DataDir = data
-			c.Snapshot = snapshot.Config{Mode: mode, Dir: filepath.Join(filepath.Dir(data), "snaps"), Window: window}
-		})
+		return func() *testServer {
+			return startServer(t, "oa", func(c *flightserver.Config) {
+				c.DataDir = data
+				c.Snapshot = snapshot.Config{Mode: mode, Dir: filepath.Join(filepath.Dir(data), "snaps"), Window: window}
+			})
+		}
 	}
 	side := sidecartest.New(data)
 	t.Cleanup(side.Close)
 	schemas := loadCorpusSchemas(t, data)
-	return startServer(t, "oa", func(c *flightserver.Config) {
-		c.DataDir, c.Schemas = "", schemas
-		c.Snapshot = snapshot.Config{Mode: snapshot.Sidecar, Sidecar: side.Client(sidecar.Options{}),
-			Dir: filepath.Join(filepath.Dir(data), "sidecar-state"), Window: window}
-	})
+	return func() *testServer {
+		return startServer(t, "oa", func(c *flightserver.Config) {
+			c.DataDir, c.Schemas = "", schemas
+			c.Snapshot = snapshot.Config{Mode: snapshot.Sidecar, Sidecar: side.Client(sidecar.Options{}),
+				Dir: filepath.Join(filepath.Dir(data), "sidecar-state"), Window: window}
+		})
+	}
 }
 
 // TestIncompleteSSTableFailsTheRead is issue #13's finding 4: an SSTable
@@ -60,7 +71,10 @@ func damageServer(t *testing.T, mode snapshot.Mode, data string) *testServer {
 // the SSTable was left out (OK with the older SSTables' values) or the
 // cut retried for half a second and gave INTERNAL "the directory kept
 // changing". corpus.timestamps has three SSTables; oa-3-big holds the
-// newest values of some rows, so leaving it out changes the result.
+// newest values of some rows, so leaving it out changes the result. In
+// Sidecar mode the code is Sidecar's: a link or a FIFO is missing from
+// the snapshot's listing (DATA_LOSS), a directory fails the snapshot
+// (UNAVAILABLE, naming the file).
 //
 // Each case first reads the intact table, then damages it under the
 // running server, so the check runs where it matters: when a new epoch
@@ -73,49 +87,43 @@ func TestIncompleteSSTableFailsTheRead(t *testing.T) {
 		component string // of victim, named in the error
 		damage    func(t *testing.T, dir string)
 		code      codes.Code
-		sidecar   bool // applies in Sidecar mode, with the code Sidecar gives
-		sideCode  codes.Code
+		sideCode  codes.Code // in Sidecar mode
 	}{
-		{"Data.db deleted", "Data.db", remove(victim + "-Data.db"), codes.DataLoss, true, codes.DataLoss},
+		{"Data.db deleted", "Data.db", remove(victim + "-Data.db"), codes.DataLoss, codes.DataLoss},
 		{"Data.db a directory", "Data.db", func(t *testing.T, dir string) {
 			remove(victim+"-Data.db")(t, dir)
 			must(t, os.Mkdir(filepath.Join(dir, victim+"-Data.db"), 0o755))
-		}, codes.FailedPrecondition, false, 0},
+		}, codes.FailedPrecondition, codes.Unavailable},
 		{"Data.db a symlink inside the table dir", "Data.db", func(t *testing.T, dir string) {
 			remove(victim+"-Data.db")(t, dir)
 			must(t, os.Symlink("oa-1-big-Data.db", filepath.Join(dir, victim+"-Data.db")))
-		}, codes.FailedPrecondition, true, codes.DataLoss},
+		}, codes.FailedPrecondition, codes.DataLoss},
 		{"Data.db a symlink out of the data dir", "Data.db", func(t *testing.T, dir string) {
 			moved := filepath.Join(outside, fmt.Sprintf("%d-Data.db", time.Now().UnixNano()))
 			must(t, os.Rename(filepath.Join(dir, victim+"-Data.db"), moved))
 			must(t, os.Symlink(moved, filepath.Join(dir, victim+"-Data.db")))
-		}, codes.FailedPrecondition, true, codes.DataLoss},
-		{"Statistics.db deleted", "Statistics.db", remove(victim + "-Statistics.db"), codes.DataLoss, true, codes.DataLoss},
-		{"Index.db deleted", "Index.db", remove(victim + "-Index.db"), codes.DataLoss, true, codes.DataLoss},
-		// The fake Sidecar links what the TOC lists, and fails on a name
-		// that cannot be a file's (Cassandra links the components it has
-		// open, read from the TOC when it loaded the SSTable).
+		}, codes.FailedPrecondition, codes.DataLoss},
+		{"Statistics.db deleted", "Statistics.db", remove(victim + "-Statistics.db"), codes.DataLoss, codes.DataLoss},
+		{"Index.db deleted", "Index.db", remove(victim + "-Index.db"), codes.DataLoss, codes.DataLoss},
+		// Cassandra, and the fake Sidecar, link the components they read
+		// from the TOC when they loaded the SSTable: the damaged TOC too.
 		{"TOC.txt damaged", "TOC.txt", func(t *testing.T, dir string) {
 			must(t, os.WriteFile(filepath.Join(dir, victim+"-TOC.txt"), []byte("Data.db\nStat\x00\xffistics.db\n"), 0o644))
-		}, codes.DataLoss, false, 0},
+		}, codes.DataLoss, codes.DataLoss},
 		{"TOC.txt lists no Data.db", "TOC.txt", func(t *testing.T, dir string) {
 			must(t, os.WriteFile(filepath.Join(dir, victim+"-TOC.txt"), []byte("Statistics.db\nIndex.db\nTOC.txt\n"), 0o644))
-		}, codes.DataLoss, true, codes.DataLoss},
-		// The fake Sidecar snapshots by TOC, so an SSTable without one is
-		// not in its snapshots at all (Cassandra's own snapshot links the
-		// components it has open, TOC or not).
-		{"TOC.txt deleted", "TOC.txt", remove(victim + "-TOC.txt"), codes.DataLoss, false, 0},
+		}, codes.DataLoss, codes.DataLoss},
+		// A snapshot links the components a node has open, TOC or not;
+		// a link is linked as itself, which Sidecar does not list.
+		{"TOC.txt deleted", "TOC.txt", remove(victim + "-TOC.txt"), codes.DataLoss, codes.DataLoss},
 		{"TOC.txt a symlink", "TOC.txt", func(t *testing.T, dir string) {
 			remove(victim+"-TOC.txt")(t, dir)
 			must(t, os.Symlink("oa-1-big-TOC.txt", filepath.Join(dir, victim+"-TOC.txt")))
-		}, codes.FailedPrecondition, false, 0},
+		}, codes.FailedPrecondition, codes.DataLoss},
 	} {
 		for _, mode := range []snapshot.Mode{snapshot.Hardlink, snapshot.Live, snapshot.Sidecar} {
 			code := c.code
 			if mode == snapshot.Sidecar {
-				if !c.sidecar {
-					continue
-				}
 				code = c.sideCode
 			}
 			t.Run(string(mode)+"/"+c.name, func(t *testing.T) {
@@ -238,35 +246,5 @@ func keyQueries(ks, table, col string, keys ...any) []query {
 // queryRows reads a descriptor through GetFlightInfo and every endpoint,
 // returning its rows rendered, or the first error.
 func queryRows(ctx context.Context, ts *testServer, desc *flight.FlightDescriptor) (string, error) {
-	info, err := ts.client.GetFlightInfo(ctx, desc)
-	if err != nil {
-		return "", err
-	}
-	var recs []arrow.RecordBatch
-	defer func() {
-		for _, r := range recs {
-			r.Release()
-		}
-	}()
-	for _, ep := range info.Endpoint {
-		stream, err := ts.client.DoGet(ctx, ep.Ticket)
-		if err != nil {
-			return "", err
-		}
-		rd, err := flight.NewRecordReader(stream)
-		if err != nil {
-			return "", err
-		}
-		for rd.Next() {
-			rec := rd.RecordBatch()
-			rec.Retain()
-			recs = append(recs, rec)
-		}
-		err = rd.Err()
-		rd.Release()
-		if err != nil && !errors.Is(err, io.EOF) {
-			return "", err
-		}
-	}
-	return renderRows(recs), nil
+	return diskdamage.Rows(ctx, ts.client, desc)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/internal/corpus"
+	"github.com/sstable-flight/sstable-flight/internal/diskdamage"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar/sidecartest"
@@ -64,18 +65,7 @@ func (cs corpusSchemas) Tables() []snapshot.TableDir {
 }
 
 // renderRows prints a read's rows, one line per row, columns by name.
-func renderRows(recs []arrow.RecordBatch) string {
-	var sb strings.Builder
-	for _, r := range recs {
-		for i := 0; i < int(r.NumRows()); i++ {
-			for c := 0; c < int(r.NumCols()); c++ {
-				fmt.Fprintf(&sb, "%s=%s|", r.ColumnName(c), r.Column(c).ValueStr(i))
-			}
-			sb.WriteByte('\n')
-		}
-	}
-	return sb.String()
-}
+func renderRows(recs []arrow.RecordBatch) string { return diskdamage.Render(recs) }
 
 // TestSidecarModeMatchesLocal is issue #6's Sidecar acceptance: a server
 // with no access to the data directory, taking snapshots and reading
