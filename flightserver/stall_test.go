@@ -36,6 +36,16 @@ func stingyClient(t *testing.T, addr string) (flight.FlightServiceClient, *grpc.
 	return flight.NewFlightServiceClient(conn), conn
 }
 
+// wideFlight plans a scan of corpus.wide.
+func wideFlight(t *testing.T, ts *testServer) *flight.FlightInfo {
+	t.Helper()
+	info, err := ts.client.GetFlightInfo(context.Background(), path("corpus", "wide"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
+}
+
 // TestStalledStreamsLoseTheirSlots: DoGets whose client never reads hold
 // every slot; after StreamStallTimeout they are cut, their slots freed
 // (another client's scan is served), their connection closed, and the
@@ -51,10 +61,7 @@ func TestStalledStreamsLoseTheirSlots(t *testing.T) {
 	metric := adminMetric(t, ts)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	info, err := ts.client.GetFlightInfo(ctx, path("corpus", "wide"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	info := wideFlight(t, ts)
 	want := 0
 	for _, r := range ts.readAll(t, info) {
 		want += int(r.NumRows())
@@ -296,10 +303,7 @@ func TestStalledStreamTellsTheClient(t *testing.T) {
 	metric := adminMetric(t, ts)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	info, err := ts.client.GetFlightInfo(ctx, path("corpus", "wide"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	info := wideFlight(t, ts)
 	stingy, _ := stingyClient(t, ts.addr)
 	stream, err := stingy.DoGet(ctx, info.Endpoint[0].Ticket)
 	if err != nil {
