@@ -68,10 +68,7 @@ func TestDamagedDisk(t *testing.T) {
 // readDamageFormat reads a format's intact table.
 func readDamageFormat(t *testing.T, name string) damageFormat {
 	t.Helper()
-	f := damageFormat{name: name, prefix: name + "-3-big", want: map[string]string{}}
-	if name == "da" {
-		f.prefix = "da-3-bti"
-	}
+	f := damageFormat{name: name, prefix: diskdamage.Prefix(name), want: map[string]string{}}
 	pristine := copyCorpusTables(t, name, "timestamps")
 	dirs, _ := filepath.Glob(filepath.Join(pristine, "corpus", "timestamps-*"))
 	toc, err := os.ReadFile(filepath.Join(dirs[0], f.prefix+"-TOC.txt"))
