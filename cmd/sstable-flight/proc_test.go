@@ -71,6 +71,34 @@ func startServer(t *testing.T, bin, data, snaps string) *server {
 	return s
 }
 
+// withDrain is args with --drain-timeout set to drain.
+func withDrain(args []string, drain time.Duration) []string {
+	for i, a := range args {
+		if a == "--drain-timeout" {
+			args[i+1] = drain.String()
+			return args
+		}
+	}
+	return append(args, "--drain-timeout", drain.String())
+}
+
+// sigterm sends SIGTERM and requires the process to end within bound; it
+// returns how long it took.
+func (s *server) sigterm(t *testing.T, bound time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		s.fatalf(t, "SIGTERM: %v", err)
+	}
+	select {
+	case <-s.done:
+		t.Logf("exited %v after SIGTERM: %v", time.Since(start), s.waitErr)
+	case <-time.After(bound):
+		s.fatalf(t, "still running %v after SIGTERM", time.Since(start))
+	}
+	return time.Since(start)
+}
+
 // startServerArgs is startServer with the whole command line given.
 func startServerArgs(t *testing.T, bin string, args []string) *server {
 	return startProcess(t, bin, args)

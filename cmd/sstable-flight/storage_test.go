@@ -18,6 +18,28 @@ import (
 	"google.golang.org/grpc/status"
 )
 
+// corpusCopy copies the oa corpus into a new data directory and returns
+// it, with the snapshot directory beside it.
+func corpusCopy(t *testing.T) (data, snaps string) {
+	t.Helper()
+	tmp := t.TempDir()
+	data, snaps = filepath.Join(tmp, "data"), filepath.Join(tmp, "snaps")
+	if err := copyTree(corpusSrc, data); err != nil {
+		t.Fatal(err)
+	}
+	return data, snaps
+}
+
+// corpusTableDir is the directory of corpus.<table> under data.
+func corpusTableDir(t *testing.T, data, table string) string {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(data, "corpus", table+"-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("table dir of corpus.%s: %v", table, dirs)
+	}
+	return dirs[0]
+}
+
 // TestFIFOsNeverHangTheServer: a table whose schema.cql is a FIFO and one
 // with a FIFO named as a txn log fail their reads promptly with a status
 // naming the file, other tables are still served, and SIGTERM exits
@@ -26,38 +48,15 @@ import (
 // --drain-timeout 3s never exited.
 func TestFIFOsNeverHangTheServer(t *testing.T) {
 	bin := buildServer(t)
-	tmp := t.TempDir()
-	data, snaps := filepath.Join(tmp, "data"), filepath.Join(tmp, "snaps")
-	if err := copyTree(corpusSrc, data); err != nil {
-		t.Fatal(err)
-	}
-	tableDir := func(name string) string {
-		dirs, _ := filepath.Glob(filepath.Join(data, "corpus", name+"-*"))
-		if len(dirs) != 1 {
-			t.Fatalf("table dir of corpus.%s: %v", name, dirs)
-		}
-		return dirs[0]
-	}
-	schema := filepath.Join(tableDir("timestamps"), "schema.cql")
-	if err := os.Remove(schema); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(schema, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data, snaps := corpusCopy(t)
+	schema := filepath.Join(corpusTableDir(t, data, "timestamps"), "schema.cql")
+	must0(t, os.Remove(schema))
+	must0(t, syscall.Mkfifo(schema, 0o644))
 	const txnLog = "oa_txn_compaction_9a1f0e40-5b8e-11ef-8c99-0242ac120002.log"
-	if err := syscall.Mkfifo(filepath.Join(tableDir("deletions"), txnLog), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	must0(t, syscall.Mkfifo(filepath.Join(corpusTableDir(t, data, "deletions"), txnLog), 0o644))
 
 	const drain = 3 * time.Second
-	args := serverArgs(data, snaps)
-	for i, a := range args {
-		if a == "--drain-timeout" {
-			args[i+1] = drain.String()
-		}
-	}
-	s := startServerArgs(t, bin, args)
+	s := startServerArgs(t, bin, withDrain(serverArgs(data, snaps), drain))
 	c := dial(t, s)
 	ctx := context.Background()
 	for _, tc := range []struct{ table, names string }{
@@ -75,21 +74,10 @@ func TestFIFOsNeverHangTheServer(t *testing.T) {
 		t.Logf("corpus.%s: %v after %v", tc.table, err, took)
 	}
 	// The other tables are served as ever.
-	info := wideInfo(ctx, t, s, c)
-	if rows, _ := readAll(ctx, t, s, c, info); rows == 0 {
+	if rows, _ := readAll(ctx, t, s, c, wideInfo(ctx, t, s, c)); rows == 0 {
 		s.fatalf(t, "corpus.wide: no rows beside the FIFOs")
 	}
-
-	start := time.Now()
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		s.fatalf(t, "SIGTERM: %v", err)
-	}
-	select {
-	case <-s.done:
-		t.Logf("exited %v after SIGTERM: %v", time.Since(start), s.waitErr)
-	case <-time.After(drain + 3*time.Second):
-		s.fatalf(t, "still running %v after SIGTERM with --drain-timeout %v", time.Since(start), drain)
-	}
+	s.sigterm(t, drain+3*time.Second)
 }
 
 // TestDrainTimeoutIsAHardBound: a stream whose client stopped reading
@@ -97,19 +85,9 @@ func TestFIFOsNeverHangTheServer(t *testing.T) {
 // a small slack, non-zero, logging what it cut.
 func TestDrainTimeoutIsAHardBound(t *testing.T) {
 	bin := buildServer(t)
-	tmp := t.TempDir()
-	data, snaps := filepath.Join(tmp, "data"), filepath.Join(tmp, "snaps")
-	if err := copyTree(corpusSrc, data); err != nil {
-		t.Fatal(err)
-	}
+	data, snaps := corpusCopy(t)
 	const drain = 2 * time.Second
-	args := serverArgs(data, snaps)
-	for i, a := range args {
-		if a == "--drain-timeout" {
-			args[i+1] = drain.String()
-		}
-	}
-	s := startServerArgs(t, bin, args)
+	s := startServerArgs(t, bin, withDrain(serverArgs(data, snaps), drain))
 	c := dial(t, s)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -121,105 +99,17 @@ func TestDrainTimeoutIsAHardBound(t *testing.T) {
 	if _, err := stream.Recv(); err != nil { // the stream runs; then it is never read again
 		s.fatalf(t, "first message: %v", err)
 	}
-	start := time.Now()
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		s.fatalf(t, "SIGTERM: %v", err)
-	}
-	select {
-	case <-s.done:
-	case <-time.After(drain + 3*time.Second):
-		s.fatalf(t, "still running %v after SIGTERM with --drain-timeout %v", time.Since(start), drain)
-	}
-	took := time.Since(start)
+	took := s.sigterm(t, drain+3*time.Second)
 	log := s.stderr.String()
 	if s.waitErr == nil || took < drain || !strings.Contains(log, "drain timeout") || !strings.Contains(log, "DoGet") {
 		s.fatalf(t, "exit after %v: %v; want non-zero after the %v drain, logging the DoGet it cut", took, s.waitErr, drain)
 	}
-	t.Logf("exited %v after SIGTERM: %v", took, s.waitErr)
 }
 
-// TestDamagedDiskThroughTheBinary is the damaged-disk acceptance test's
-// check of the process (flightserver's TestDamagedDisk sweeps every
-// component and damage in process): over a data directory where one
-// table's Filter.db is a sparse 64 GiB file, another's Data.db a FIFO,
-// another's TOC.txt a link to a file outside, each read fails at once
-// with a status naming the file relative to the data directory and no
-// absolute path, the intact tables are served, and SIGTERM exits within
-// --drain-timeout.
-func TestDamagedDiskThroughTheBinary(t *testing.T) {
-	bin := buildServer(t)
-	tmp := t.TempDir()
-	data, snaps := filepath.Join(tmp, "data"), filepath.Join(tmp, "snaps")
-	if err := copyTree(corpusSrc, data); err != nil {
+// must0 fails the test on err.
+func must0(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
 		t.Fatal(err)
-	}
-	file := func(table, name string) string {
-		dirs, _ := filepath.Glob(filepath.Join(data, "corpus", table+"-*"))
-		if len(dirs) != 1 {
-			t.Fatalf("table dir of corpus.%s: %v", table, dirs)
-		}
-		return filepath.Join(dirs[0], name)
-	}
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	huge := file("clustered", "oa-1-big-Filter.db")
-	must(os.Remove(huge))
-	must(os.WriteFile(huge, nil, 0o644))
-	must(os.Truncate(huge, 64<<30))
-	fifo := file("ttls", "oa-2-big-Data.db")
-	must(os.Remove(fifo))
-	must(syscall.Mkfifo(fifo, 0o644))
-	link := file("counters", "oa-3-big-TOC.txt")
-	outside := filepath.Join(tmp, "outside-TOC.txt")
-	must(os.Rename(link, outside))
-	must(os.Symlink(outside, link))
-
-	const drain = 3 * time.Second
-	args := serverArgs(data, snaps)
-	for i, a := range args {
-		if a == "--drain-timeout" {
-			args[i+1] = drain.String()
-		}
-	}
-	s := startServerArgs(t, bin, args)
-	c := dial(t, s)
-	ctx := context.Background()
-	for _, tc := range []struct {
-		table, file string
-		code        codes.Code
-	}{
-		{"clustered", huge, codes.DataLoss},
-		{"ttls", fifo, codes.FailedPrecondition},
-		{"counters", link, codes.FailedPrecondition},
-	} {
-		start := time.Now()
-		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		_, err := c.GetFlightInfo(qctx, &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{"corpus", tc.table}})
-		cancel()
-		took := time.Since(start)
-		rel, _ := filepath.Rel(data, tc.file)
-		msg := status.Convert(err).Message()
-		if status.Code(err) != tc.code || took > 5*time.Second || !strings.Contains(msg, rel) || strings.Contains(msg, tmp) {
-			s.fatalf(t, "GetFlightInfo corpus.%s: %v after %v; want %v at once naming %s, no path under %s", tc.table, err, took, tc.code, rel, tmp)
-		}
-		t.Logf("corpus.%s: %v after %v", tc.table, err, took)
-	}
-	info := wideInfo(ctx, t, s, c)
-	if rows, _ := readAll(ctx, t, s, c, info); rows == 0 {
-		s.fatalf(t, "corpus.wide: no rows beside the damaged tables")
-	}
-	start := time.Now()
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		s.fatalf(t, "SIGTERM: %v", err)
-	}
-	select {
-	case <-s.done:
-		t.Logf("exited %v after SIGTERM: %v", time.Since(start), s.waitErr)
-	case <-time.After(drain + 3*time.Second):
-		s.fatalf(t, "still running %v after SIGTERM with --drain-timeout %v", time.Since(start), drain)
 	}
 }
