@@ -24,7 +24,9 @@
 // listing and snapshot (tables.guarded), run under one iostall.Guard,
 // so a request fails with UNAVAILABLE after Config.IOTimeout instead of
 // hanging, and Shutdown returns within its context and a second, cutting
-// whatever still runs.
+// whatever still runs. A DoGet's merge reads with the stream's context
+// (reconcile.Options.Context), so a client that cancels, or whose
+// deadline passes, ends a read waiting for storage there and then.
 //
 // Arrow buffers come from a pool by size class (pool.go), shared by all
 // streams: a record batch frees its buffers once sent and the next batch,

@@ -117,8 +117,11 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 		return invalid(err)
 	}
 	// Left-out columns are not assembled (collections, counters), though
-	// their cells still decide which rows exist.
-	opts := reconcile.Options{Now: t.Now, Columns: l.t.valueColumns(proj)}
+	// their cells still decide which rows exist. The stream's context
+	// goes with every read of the merge: a client that cancels, or whose
+	// deadline passes, ends a read that waits for storage that does not
+	// answer, rather than waiting out the I/O timeout.
+	opts := reconcile.Options{Now: t.Now, Columns: l.t.valueColumns(proj), Context: ctx}
 	// One merge for a range; one per key, in turn, for keys.
 	merges := max(1, len(t.Keys))
 	open := func(i int) (*reconcile.Merger, error) {

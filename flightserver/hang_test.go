@@ -2,6 +2,8 @@ package flightserver_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -194,4 +197,131 @@ func TestShutdownIsBounded(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Shutdown still waiting 10 s after its 300 ms context ended")
 	}
+}
+
+// TestCancelledReadFreesItsSlot is issue #15's finding 4, "reads must
+// honour the request's context": a DoGet whose read of a component
+// hangs, and whose client gives up first (a 300 ms deadline, or a
+// cancel), ends on the server too, well before the I/O timeout (20 s
+// here, the default): its status is the client's (DEADLINE_EXCEEDED or
+// CANCELED), its stream slot is free within a second, and another
+// client is served with it. Each case hangs a component the request
+// reads after its epoch was cut: Data.db under a scan, Index.db (BIG)
+// and Partitions.db (BTI) under a keyed read. Before, the handler waited
+// out the I/O timeout in the read, holding its slot: with one slot, the
+// next client was shed with UNAVAILABLE.
+func TestCancelledReadFreesItsSlot(t *testing.T) {
+	scan := func(t *testing.T, ts *testServer) *flight.FlightInfo {
+		info, err := ts.client.GetFlightInfo(context.Background(), path("corpus", "timestamps"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info
+	}
+	key := func(t *testing.T, ts *testServer) *flight.FlightInfo {
+		cmd, _ := json.Marshal(map[string]any{"version": 1, "keyspace": "corpus", "table": "timestamps", "keys": []any{map[string]any{"p": 1}}})
+		info, err := ts.client.GetFlightInfo(context.Background(), &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: cmd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info
+	}
+	for _, tc := range []struct {
+		name, format, victim string
+		plan                 func(*testing.T, *testServer) *flight.FlightInfo
+		cancel               bool // the client cancels, rather than its deadline passing
+		want                 codes.Code
+	}{
+		{"scan/Data.db/deadline", "oa", "oa-3-big-Data.db", scan, false, codes.DeadlineExceeded},
+		{"scan/Data.db/cancel", "oa", "oa-3-big-Data.db", scan, true, codes.Canceled},
+		{"key/Index.db/deadline", "oa", "oa-3-big-Index.db", key, false, codes.DeadlineExceeded},
+		{"key/Partitions.db/cancel", "da", "da-3-bti-Partitions.db", key, true, codes.Canceled},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := copyCorpusTables(t, tc.format, "timestamps", "deletions")
+			dirs, _ := filepath.Glob(filepath.Join(data, "corpus", "timestamps-*"))
+			hung := newHangFS(t, filepath.Join(filepath.Base(dirs[0]), tc.victim))
+			ts := startServer(t, tc.format, func(c *flightserver.Config) {
+				c.DataDir = data
+				// One epoch for the whole test: the plan cuts it, opening
+				// the readers, before the hang starts.
+				c.Snapshot = snapshot.Config{Mode: snapshot.Live, Window: time.Minute}
+				c.FS = hung
+				c.IOTimeout = 20 * time.Second
+				c.MaxStreams = 1
+			})
+			metric := adminMetric(t, ts)
+			info := tc.plan(t, ts)
+			hung.hang.Store(true)
+
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			if tc.cancel {
+				ctx, cancel = context.WithCancel(context.Background())
+				defer cancel()
+				go func() {
+					for hung.blocked.Load() == 0 {
+						time.Sleep(time.Millisecond)
+					}
+					time.Sleep(50 * time.Millisecond)
+					cancel()
+				}()
+			}
+			start := time.Now()
+			err := drainTicket(ctx, ts, info.Endpoint[0].Ticket)
+			if status.Code(err) != tc.want || time.Since(start) > 2*time.Second {
+				t.Fatalf("DoGet whose %s read hangs: %v after %v, want %v", tc.victim, err, time.Since(start), tc.want)
+			}
+			if hung.blocked.Load() == 0 {
+				t.Fatalf("DoGet never read %s: the test hung nothing", tc.victim)
+			}
+			// The server's side of the stream: its slot is free and its
+			// status is the client's, within a second.
+			deadline := time.Now().Add(time.Second)
+			for metric("sstf_streams_active") != "0" {
+				if time.Now().After(deadline) {
+					t.Fatalf("sstf_streams_active = %s a second after the client gave up on a hung read, want 0 (the slot held until the 20 s I/O timeout)", metric("sstf_streams_active"))
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			// NB: the slot is released before the RPC is counted. The
+			// client's status is its own; the server's is CANCELED
+			// either way when the client's cancel (RST_STREAM, sent as
+			// its deadline passes) arrives before the server's copy of
+			// the deadline passes.
+			count := func(c codes.Code) string { return metric(`sstf_requests_total{code="` + c.String() + `",rpc="DoGet"}`) }
+			for count(codes.Canceled) != "1" && count(codes.DeadlineExceeded) != "1" {
+				if time.Now().After(deadline) {
+					t.Fatalf("DoGet counted %q times CANCELED, %q DEADLINE_EXCEEDED, %q UNAVAILABLE a second after the client gave up; want it once CANCELED or DEADLINE_EXCEEDED",
+						count(codes.Canceled), count(codes.DeadlineExceeded), count(codes.Unavailable))
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			octx, ocancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer ocancel()
+			start = time.Now()
+			if _, err := scanRows(octx, ts, "corpus", "deletions"); err != nil || time.Since(start) > time.Second {
+				t.Fatalf("another client after the cancelled read: %v after %v, want served at once", err, time.Since(start))
+			}
+		})
+	}
+}
+
+// drainTicket reads a DoGet stream to its end.
+func drainTicket(ctx context.Context, ts *testServer, tkt *flight.Ticket) error {
+	stream, err := ts.client.DoGet(ctx, tkt)
+	if err != nil {
+		return err
+	}
+	rd, err := flight.NewRecordReader(stream)
+	if err != nil {
+		return err
+	}
+	defer rd.Release()
+	for rd.Next() {
+	}
+	if err := rd.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
 }

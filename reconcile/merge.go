@@ -3,6 +3,7 @@ package reconcile
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 
@@ -22,6 +23,20 @@ type Options struct {
 	// their cells still decide whether a row exists, as in CQL, where
 	// SELECT a FROM t returns a row that only other columns keep alive.
 	Columns []bool
+	// Context, when set, is the context of the request the merge
+	// serves: every read of the SSTables' files it makes, when they are
+	// guarded (sstable.Options.IOGuard), stops waiting once it ends and
+	// fails the merge with its error (sstable.Reader.GetContext). The
+	// merge never looks at its deadline: it is no clock.
+	Context context.Context
+}
+
+// ctx is the merge's context, Background when Options has none.
+func (o *Options) ctx() context.Context {
+	if o.Context == nil {
+		return context.Background()
+	}
+	return o.Context
 }
 
 // source is one SSTable's scanner and its place in the merge.
@@ -118,8 +133,9 @@ func New(t *Table, readers []*sstable.Reader, opts Options) (*Merger, error) {
 // NewRange merges the partitions whose tokens are in (start, end], with
 // Cassandra's wrap-around and (T, T] = full ring.
 func NewRange(t *Table, readers []*sstable.Reader, opts Options, start, end int64) (*Merger, error) {
+	ctx := opts.ctx()
 	return newMerger(t, readers, opts, func(r *sstable.Reader) (*sstable.Scanner, error) {
-		return r.ScanRange(start, end)
+		return r.ScanRangeContext(ctx, start, end)
 	})
 }
 
@@ -127,8 +143,9 @@ func NewRange(t *Table, readers []*sstable.Reader, opts Options, start, end int6
 // finds it through its bloom filter and index, and every rule of a full
 // merge applies.
 func NewKey(t *Table, readers []*sstable.Reader, opts Options, key []byte) (*Merger, error) {
+	ctx := opts.ctx()
 	return newMerger(t, readers, opts, func(r *sstable.Reader) (*sstable.Scanner, error) {
-		return r.Get(key)
+		return r.GetContext(ctx, key)
 	})
 }
 
@@ -137,8 +154,9 @@ func NewKey(t *Table, readers []*sstable.Reader, opts Options, key []byte) (*Mer
 // start. As in CQL with a clustering restriction, a partition with static
 // data but no live row in the slice returns no row.
 func NewSlice(t *Table, readers []*sstable.Reader, opts Options, key []byte, sl sstable.Slice) (*Merger, error) {
+	ctx := opts.ctx()
 	m, err := newMerger(t, readers, opts, func(r *sstable.Reader) (*sstable.Scanner, error) {
-		return r.GetSlice(key, sl)
+		return r.GetSliceContext(ctx, key, sl)
 	})
 	if m != nil {
 		m.noStaticOnly = true
@@ -271,7 +289,9 @@ func (m *Merger) Release() {
 	}
 	clear(m.at)
 	clear(m.part)
-	m.t, m.single, m.hashed = nil, nil, nil
+	// NB: the options go too: a pooled merger must not keep a finished
+	// request's context (or its column flags) alive.
+	m.t, m.single, m.hashed, m.opts = nil, nil, nil, Options{}
 	if invariants.Enabled {
 		m = m.retire()
 	}

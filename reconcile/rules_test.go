@@ -95,7 +95,7 @@ func TestLivenessRules(t *testing.T) {
 	}
 }
 
-func context(shards ...shard) []byte {
+func counterContext(shards ...shard) []byte {
 	var hdr []byte
 	n := 0
 	for i, s := range shards {
@@ -136,14 +136,14 @@ func TestCounterMerge(t *testing.T) {
 		ctxs [][]byte
 		want int64
 	}{
-		{"global + global: the higher clock", [][]byte{context(g(id1, 3, 10)), context(g(id1, 5, 7))}, 7},
-		{"global + global, equal clocks: the higher count", [][]byte{context(g(id1, 5, 10)), context(g(id1, 5, 7))}, 10},
-		{"different ids add up", [][]byte{context(g(id1, 1, 10)), context(g(id2, 1, 5))}, 15},
-		{"global beats local", [][]byte{context(l(id1, 9, 100)), context(g(id1, 1, 1))}, 1},
-		{"local + local: summed", [][]byte{context(l(id1, 1, 4)), context(l(id1, 2, 6))}, 10},
-		{"local beats remote", [][]byte{context(r(id1, 9, 100)), context(l(id1, 1, 2))}, 2},
-		{"remote + remote: the higher clock", [][]byte{context(r(id1, 2, 100)), context(r(id1, 3, 1))}, 1},
-		{"one context, several shards", [][]byte{context(g(id1, 1, 10), g(id2, 1, -3))}, 7},
+		{"global + global: the higher clock", [][]byte{counterContext(g(id1, 3, 10)), counterContext(g(id1, 5, 7))}, 7},
+		{"global + global, equal clocks: the higher count", [][]byte{counterContext(g(id1, 5, 10)), counterContext(g(id1, 5, 7))}, 10},
+		{"different ids add up", [][]byte{counterContext(g(id1, 1, 10)), counterContext(g(id2, 1, 5))}, 15},
+		{"global beats local", [][]byte{counterContext(l(id1, 9, 100)), counterContext(g(id1, 1, 1))}, 1},
+		{"local + local: summed", [][]byte{counterContext(l(id1, 1, 4)), counterContext(l(id1, 2, 6))}, 10},
+		{"local beats remote", [][]byte{counterContext(r(id1, 9, 100)), counterContext(l(id1, 1, 2))}, 2},
+		{"remote + remote: the higher clock", [][]byte{counterContext(r(id1, 2, 100)), counterContext(r(id1, 3, 1))}, 1},
+		{"one context, several shards", [][]byte{counterContext(g(id1, 1, 10), g(id2, 1, -3))}, 7},
 	} {
 		got, _, err := counterTotal(nil, tc.ctxs)
 		if err != nil || got != tc.want {

@@ -28,6 +28,13 @@
 // compared by marshal/; dump/ renders partitions as Cassandra's
 // sstabledump does. VerifyDigest and VerifyIndexes check whole files.
 //
+// A read may wait for storage that never answers. With an IOGuard
+// (Options.IOGuard) each open and read gives up after its timeout; and
+// ScanRangeContext, GetContext and GetSliceContext pass their context
+// down every layer to the file (base.ReadAt), so that a caller whose
+// context ends stops waiting for a read of the index or of Data.db, or
+// for another caller's read of the same Data.db.
+//
 // Bad bytes are errors matching ErrCorruption that name the file, the
 // component and the offset, quoting no more than a snippet of what the
 // file holds; nothing here panics on input. A component read whole is

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sstable-flight/sstable-flight/internal/iostall"
+	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 )
 
 // IOGuard bounds how long a reader waits for its files: every open and
@@ -67,6 +68,13 @@ func (g guardedFS) Open(path string) (File, io.Closer, error) {
 // the operation's own and is copied out only once it returned: a read
 // the caller gave up on may still complete, and must not then write
 // into memory the caller has reused.
+//
+// It is a base.ContextReaderAt: the layers above pass each read the
+// context of the request it serves (Reader.GetContext and the other
+// *Context methods), so a request whose context ends stops waiting for
+// a read that does not answer, as it does at the guard's timeout, while
+// the read stays counted until it returns. ReadAt is for callers with
+// no request (opening, verifying): it waits for the timeout only.
 type guardedFile struct {
 	File
 	g *IOGuard
@@ -80,6 +88,10 @@ const guardedRead = 256 << 10
 var readBufs = sync.Pool{New: func() any { b := make([]byte, guardedRead); return &b }}
 
 func (f guardedFile) ReadAt(p []byte, off int64) (int, error) {
+	return f.ReadAtContext(context.Background(), p, off)
+}
+
+func (f guardedFile) ReadAtContext(ctx context.Context, p []byte, off int64) (int, error) {
 	total := 0
 	for len(p) > 0 {
 		want := min(len(p), guardedRead)
@@ -90,7 +102,7 @@ func (f guardedFile) ReadAt(p []byte, off int64) (int, error) {
 		)
 		at := off
 		op := iostall.Op{Action: "read", Path: f.Name(), Offset: at}
-		if gerr := f.g.Do(context.Background(), op, func() { n, err = f.File.ReadAt((*buf)[:want], at) }, func() { readBufs.Put(buf) }); gerr != nil {
+		if gerr := f.g.Do(ctx, op, func() { n, err = base.ReadAt(ctx, f.File, (*buf)[:want], at) }, func() { readBufs.Put(buf) }); gerr != nil {
 			return total, gerr
 		}
 		copy(p, (*buf)[:n])

@@ -2,6 +2,7 @@ package sstable
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -116,7 +117,7 @@ func (c check) pastEnd(r *Reader, at int64) error {
 // firstAfter returns the Data.db position of the first partition whose
 // token is > after, or a position at or before it (callers skip
 // partitions at or below the bound); DataLength when there is none.
-func (r *Reader) firstAfter(after int64) (int64, check, error) {
+func (r *Reader) firstAfter(ctx context.Context, after int64) (int64, check, error) {
 	if after == math.MaxInt64 {
 		return r.data.DataLength(), check{}, nil
 	}
@@ -125,14 +126,14 @@ func (r *Reader) firstAfter(after int64) (int64, check, error) {
 		// Stored trie entries are unique prefixes, so the ceiling's first
 		// entry may stand for a key below the bound: the scanner checks.
 		bound := bti.DecoratedKey(nil, after+1, nil)[:9]
-		it := r.idx.parts.Ceiling(bound)
+		it := r.idx.parts.Ceiling(ctx, bound)
 		if !it.Next() {
 			if err := it.Err(); err != nil {
 				return 0, check{}, err
 			}
 			return r.data.DataLength(), check{}, nil
 		}
-		pos, c, err := r.dataPos(it.Payload())
+		pos, c, err := r.dataPos(ctx, it.Payload())
 		if c.key == nil {
 			c = check{prefix: append([]byte(nil), it.Prefix()...), component: "Partitions.db"}
 		}
@@ -144,7 +145,7 @@ func (r *Reader) firstAfter(after int64) (int64, check, error) {
 			}
 			return 1
 		})
-		it, err := r.indexFrom(i)
+		it, err := r.indexFrom(ctx, i)
 		if err != nil {
 			return 0, check{}, err
 		}
@@ -155,14 +156,14 @@ func (r *Reader) firstAfter(after int64) (int64, check, error) {
 			if big.Token(e.Key) > after {
 				// The entry before the start must be intact too, or a
 				// damaged one could make the range start late.
-				return e.DataPosition, check{key: append([]byte(nil), e.Key...), component: "Index.db"}, r.verifyEntry(prev)
+				return e.DataPosition, check{key: append([]byte(nil), e.Key...), component: "Index.db"}, r.verifyEntry(ctx, prev)
 			}
 			prev = entryRef{append(prev.key[:0], e.Key...), e.DataPosition, true}
 		}
 		if err := it.Err(); err != nil {
 			return 0, check{}, err
 		}
-		return r.data.DataLength(), check{}, r.verifyLast(prev)
+		return r.data.DataLength(), check{}, r.verifyLast(ctx, prev)
 	}
 	return 0, check{}, nil // no index: scan from the start, filtering by token
 }
@@ -175,7 +176,7 @@ func (r *Reader) firstAfter(after int64) (int64, check, error) {
 // one, and Index.db is the one read at a known offset (a truncated or
 // overwritten Index.db is what makes a summary that was read whole at
 // open disagree later).
-func (r *Reader) indexFrom(i int) (*indexIter, error) {
+func (r *Reader) indexFrom(ctx context.Context, i int) (*indexIter, error) {
 	start := int64(0)
 	if i >= 0 {
 		start = r.idx.summary.IndexPosition(i)
@@ -184,7 +185,7 @@ func (r *Reader) indexFrom(i int) (*indexIter, error) {
 	if buf == nil {
 		buf = new([]byte)
 	}
-	it := &indexIter{IndexReader: big.NewIndexReader(r.idx.index, start, big.IndexOptions{UIntDeletionTime: r.Version.UIntDeletionTime, Promoted: big.PromotedSkip, ReadSize: 4 << 10, Buf: *buf}), buf: buf}
+	it := &indexIter{IndexReader: big.NewIndexReader(ctx, r.idx.index, start, big.IndexOptions{UIntDeletionTime: r.Version.UIntDeletionTime, Promoted: big.PromotedSkip, ReadSize: 4 << 10, Buf: *buf}), buf: buf}
 	if i < 0 {
 		return it, nil
 	}
@@ -232,14 +233,14 @@ func (it *indexIter) Next() bool {
 
 // dataPos resolves a trie payload to a Data.db position; a Rows.db entry
 // also names its partition's key, which becomes the check.
-func (r *Reader) dataPos(pl bti.Payload) (int64, check, error) {
+func (r *Reader) dataPos(ctx context.Context, pl bti.Payload) (int64, check, error) {
 	if !pl.InRows() {
 		return pl.DataPos(), check{}, nil
 	}
 	if r.idx.rows == nil {
 		return 0, check{}, base.Corruptf(r.path("Partitions.db"), "Partitions.db", 0, "payload points into Rows.db, which the TOC does not list")
 	}
-	e, err := r.idx.rows.Entry(pl.RowsPos())
+	e, err := r.idx.rows.Entry(ctx, pl.RowsPos())
 	if err != nil {
 		return 0, check{}, err
 	}
@@ -249,7 +250,7 @@ func (r *Reader) dataPos(pl bti.Payload) (int64, check, error) {
 // locate returns the Data.db position of the partition with this key and
 // the index's claim about it, or false when the SSTable does not hold it:
 // bloom filter, then the summary and Index.db (BIG) or the trie (BTI).
-func (r *Reader) locate(key []byte) (int64, check, bool, error) {
+func (r *Reader) locate(ctx context.Context, key []byte) (int64, check, bool, error) {
 	if r.idx.filter != nil && !r.idx.filter.MayContain(key) {
 		return 0, check{}, false, nil
 	}
@@ -257,11 +258,11 @@ func (r *Reader) locate(key []byte) (int64, check, bool, error) {
 	switch {
 	case r.idx.parts != nil:
 		dk := bti.DecoratedKey(nil, tok, key)
-		pl, n, found, err := r.idx.parts.LookupPrefix(dk)
+		pl, n, found, err := r.idx.parts.LookupPrefix(ctx, dk)
 		if err != nil || !found {
 			return 0, check{}, false, err
 		}
-		pos, c, err := r.dataPos(pl)
+		pos, c, err := r.dataPos(ctx, pl)
 		if c.key == nil {
 			// NB: the trie stores unique prefixes, so the partition there
 			// may be another one that shares the prefix (the key is then
@@ -276,7 +277,7 @@ func (r *Reader) locate(key []byte) (int64, check, bool, error) {
 			}
 		}
 		floor := r.idx.summary.Floor(key)
-		if pos, c, ok, err := r.findInInterval(floor, key); ok || err != nil {
+		if pos, c, ok, err := r.findInInterval(ctx, floor, key); ok || err != nil {
 			if ok && err == nil && r.keys != nil {
 				// c.key is a copy of the key nobody writes to.
 				r.keys.put(r.id, tok, c.key, pos)
@@ -286,7 +287,7 @@ func (r *Reader) locate(key []byte) (int64, check, bool, error) {
 		// Not in its summary interval: absent (a bloom filter false
 		// positive). Scan again in order, to check the entries around
 		// the place the key would have.
-		it, err := r.indexFrom(floor)
+		it, err := r.indexFrom(ctx, floor)
 		if err != nil {
 			return 0, check{}, false, err
 		}
@@ -302,14 +303,14 @@ func (r *Reader) locate(key []byte) (int64, check, bool, error) {
 				// Absent, says Index.db: the entries on either side of the
 				// key must be what Data.db holds, or a damaged entry may
 				// be hiding it.
-				return 0, check{}, false, errors.Join(r.verifyEntry(prev), r.verifyEntry(entryRef{append([]byte(nil), e.Key...), e.DataPosition, true}))
+				return 0, check{}, false, errors.Join(r.verifyEntry(ctx, prev), r.verifyEntry(ctx, entryRef{append([]byte(nil), e.Key...), e.DataPosition, true}))
 			}
 			prev = entryRef{append(prev.key[:0], e.Key...), e.DataPosition, true}
 		}
 		if err := it.Err(); err != nil {
 			return 0, check{}, false, err
 		}
-		return 0, check{}, false, r.verifyLast(prev)
+		return 0, check{}, false, r.verifyLast(ctx, prev)
 	}
 	return 0, check{}, false, fmt.Errorf("look up a key in %s: no partition index", r.dataPath)
 }
@@ -319,13 +320,13 @@ func (r *Reader) locate(key []byte) (int64, check, bool, error) {
 // keys are the same partition, so a key that is there is found without
 // the Murmur3 hash of every entry before it that an ordered scan needs
 // (3.4% of the server's CPU under point reads).
-func (r *Reader) findInInterval(i int, key []byte) (int64, check, bool, error) {
+func (r *Reader) findInInterval(ctx context.Context, i int, key []byte) (int64, check, bool, error) {
 	s := r.idx.summary
 	end := r.idx.index.Size()
 	if i+1 < s.Len() {
 		end = s.IndexPosition(i + 1)
 	}
-	it, err := r.indexFrom(i)
+	it, err := r.indexFrom(ctx, i)
 	if err != nil {
 		return 0, check{}, false, err
 	}
@@ -356,12 +357,13 @@ type entryRef struct {
 }
 
 // verifyEntry checks that Data.db holds the entry's key at its position.
-func (r *Reader) verifyEntry(e entryRef) error {
+func (r *Reader) verifyEntry(ctx context.Context, e entryRef) error {
 	if !e.ok {
 		return nil
 	}
 	var s Scanner
 	s.r, s.dc = r, decoder{schema: r.Schema, header: &r.Stats.Header, version: r.Version}
+	s.st.ctx = ctx
 	s.st.resetPoint(r.data, r.dataPath, e.pos, 512)
 	s.verify = &check{key: e.key, component: "Index.db"}
 	if !s.NextPartition() {
@@ -376,12 +378,12 @@ func (r *Reader) verifyEntry(e entryRef) error {
 // verifyLast checks, when a search ran off the end of Index.db, that the
 // last entry read is the SSTable's last key (as Summary.db records it): a
 // truncated Index.db must not pass for one without the key.
-func (r *Reader) verifyLast(last entryRef) error {
+func (r *Reader) verifyLast(ctx context.Context, last entryRef) error {
 	if !last.ok {
 		return nil
 	}
 	if want := r.idx.summary.LastKey(); !bytes.Equal(last.key, want) {
 		return base.Corruptf(r.path("Index.db"), "Index.db", 0, "ends at key %x, but the SSTable's last key is %x", last.key, want)
 	}
-	return r.verifyEntry(last)
+	return r.verifyEntry(ctx, last)
 }

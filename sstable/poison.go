@@ -70,7 +70,7 @@ func (s *Scanner) releaseChecked() {
 	s.st.poisonRelease()
 	n := new(Scanner)
 	*n = *s
-	n.r, n.segs, n.verify, n.slice = nil, nil, nil, nil
+	n.r, n.segs, n.verify, n.slice, n.st.ctx = nil, nil, nil, nil, nil
 	*s = Scanner{}
 	scanners.Put(n)
 }

@@ -1,6 +1,7 @@
 package sstable
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -195,6 +196,10 @@ func (r *Reader) openData(opts Options) error {
 type plainData struct{ base.Readable }
 
 func (p plainData) DataLength() int64 { return p.Size() }
+
+func (p plainData) ReadAtContext(ctx context.Context, b []byte, off int64) (int, error) {
+	return base.ReadAt(ctx, p.Readable, b, off)
+}
 
 // Close releases the files.
 func (r *Reader) Close() error {

@@ -2,6 +2,7 @@ package sstable
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"sync"
 
@@ -46,8 +47,12 @@ func (g segment) contains(t int64) bool {
 }
 
 // Scan starts a sequential scan of the whole Data.db.
-func (r *Reader) Scan() *Scanner {
+func (r *Reader) Scan() *Scanner { return r.scan(context.Background()) }
+
+// scan is Scan for a caller whose reads wait no longer than ctx.
+func (r *Reader) scan(ctx context.Context) *Scanner {
 	s := &Scanner{r: r, dc: decoder{schema: r.Schema, header: &r.Stats.Header, version: r.Version}}
+	s.st.ctx = ctx
 	s.st.reset(r.data, r.dataPath, 0)
 	return s
 }
@@ -58,6 +63,14 @@ func (r *Reader) Scan() *Scanner {
 // the scan at the first partition after start; each partition's token
 // is checked, so the result is exact.
 func (r *Reader) ScanRange(start, end int64) (*Scanner, error) {
+	return r.ScanRangeContext(context.Background(), start, end)
+}
+
+// ScanRangeContext is ScanRange for a caller that waits for storage no
+// longer than ctx: every read the scanner makes, of the index as of
+// Data.db, returns ctx's error once ctx ends (with an FS guarded by an
+// IOGuard, guard.go; other files' reads return when they return).
+func (r *Reader) ScanRangeContext(ctx context.Context, start, end int64) (*Scanner, error) {
 	if !r.Murmur3() {
 		return nil, r.errPartitioner("scan a token range")
 	}
@@ -75,13 +88,13 @@ func (r *Reader) ScanRange(start, end int64) (*Scanner, error) {
 		if segs[i].fromMin {
 			continue
 		}
-		pos, c, err := r.firstAfter(segs[i].after)
+		pos, c, err := r.firstAfter(ctx, segs[i].after)
 		if err != nil {
 			return nil, err
 		}
 		segs[i].start, segs[i].check = pos, c
 	}
-	s := r.Scan()
+	s := r.scan(ctx)
 	if segs[0].fromMin && segs[0].toMax {
 		// The whole ring: nothing to position or filter, so no token to
 		// compute per partition.
@@ -97,12 +110,18 @@ func (r *Reader) ScanRange(start, end int64) (*Scanner, error) {
 // NextPartition returns it once, or false when the SSTable lacks it.
 // Bloom filter, then summary and Index.db (BIG) or the trie (BTI).
 func (r *Reader) Get(key []byte) (*Scanner, error) {
+	return r.GetContext(context.Background(), key)
+}
+
+// GetContext is Get for a caller that waits for storage no longer than
+// ctx, as ScanRangeContext.
+func (r *Reader) GetContext(ctx context.Context, key []byte) (*Scanner, error) {
 	if !r.Murmur3() {
 		return nil, r.errPartitioner("look up a partition key")
 	}
-	s := pointScanner(r)
+	s := pointScanner(r, ctx)
 	s.key = append(s.key, key...)
-	pos, c, found, err := r.locate(key)
+	pos, c, found, err := r.locate(ctx, key)
 	if err != nil {
 		return nil, err
 	}
@@ -121,15 +140,17 @@ func (r *Reader) Get(key []byte) (*Scanner, error) {
 var scanners sync.Pool
 
 // pointScanner is a Scanner for Get, reusing a released one's buffers.
-func pointScanner(r *Reader) *Scanner {
+func pointScanner(r *Reader, ctx context.Context) *Scanner {
 	old, _ := scanners.Get().(*Scanner)
 	if old == nil {
-		return &Scanner{r: r, dc: decoder{schema: r.Schema, header: &r.Stats.Header, version: r.Version}}
+		s := &Scanner{r: r, dc: decoder{schema: r.Schema, header: &r.Stats.Header, version: r.Version}}
+		s.st.ctx = ctx
+		return s
 	}
 	*old = Scanner{
 		r:   r,
 		dc:  decoder{schema: r.Schema, header: &r.Stats.Header, version: r.Version, present: old.dc.present[:0]},
-		st:  stream{buf: old.st.buf, spare: old.st.spare},
+		st:  stream{ctx: ctx, buf: old.st.buf, spare: old.st.spare},
 		u:   Unfiltered{Clustering: old.u.Clustering[:0], Cells: old.u.Cells[:0], Complex: old.u.Complex[:0]},
 		key: old.key[:0],
 	}
@@ -148,7 +169,9 @@ func (s *Scanner) Release() {
 		s.releaseChecked()
 		return
 	}
-	s.r, s.segs, s.verify, s.slice = nil, nil, nil, nil
+	// NB: the context goes too: a pooled scanner must not keep a
+	// finished request's context alive.
+	s.r, s.segs, s.verify, s.slice, s.st.ctx = nil, nil, nil, nil, nil
 	scanners.Put(s)
 }
 

@@ -1,6 +1,7 @@
 package sstable
 
 import (
+	"context"
 	"fmt"
 	"sync/atomic"
 
@@ -48,7 +49,13 @@ type sliceState struct {
 // IndexInfo blocks, Rows.db's trie) lets it start at the block that holds
 // the slice start instead of the partition's first row.
 func (r *Reader) GetSlice(key []byte, sl Slice) (*Scanner, error) {
-	s, err := r.Get(key)
+	return r.GetSliceContext(context.Background(), key, sl)
+}
+
+// GetSliceContext is GetSlice for a caller that waits for storage no
+// longer than ctx, as ScanRangeContext.
+func (r *Reader) GetSliceContext(ctx context.Context, key []byte, sl Slice) (*Scanner, error) {
+	s, err := r.GetContext(ctx, key)
 	if err != nil || s.done {
 		return s, err
 	}
@@ -70,18 +77,18 @@ type blockRef struct {
 
 // rowIndexBlocks lists the row-index blocks of the partition at dataPos
 // with this key; nil when the partition has no row index (one block).
-func (r *Reader) rowIndexBlocks(key []byte, dataPos int64) ([]blockRef, error) {
+func (r *Reader) rowIndexBlocks(ctx context.Context, key []byte, dataPos int64) ([]blockRef, error) {
 	switch {
 	case r.idx.parts != nil:
-		pl, found, err := r.idx.parts.Lookup(bti.DecoratedKey(nil, Murmur3Token(key), key))
+		pl, found, err := r.idx.parts.Lookup(ctx, bti.DecoratedKey(nil, Murmur3Token(key), key))
 		if err != nil || !found || !pl.InRows() {
 			return nil, err
 		}
-		e, err := r.idx.rows.Entry(pl.RowsPos())
+		e, err := r.idx.rows.Entry(ctx, pl.RowsPos())
 		if err != nil {
 			return nil, err
 		}
-		blocks, _, err := e.Blocks()
+		blocks, _, err := e.Blocks(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -97,11 +104,11 @@ func (r *Reader) rowIndexBlocks(key []byte, dataPos int64) ([]blockRef, error) {
 		// Find the partition's entry skipping the others' row indexes,
 		// then read its own in full: parsing every row index of the
 		// summary interval was 27% of the server's CPU under slice reads.
-		at, err := r.indexEntryAt(key, dataPos)
+		at, err := r.indexEntryAt(ctx, key, dataPos)
 		if err != nil || at < 0 {
 			return nil, err
 		}
-		it := big.NewIndexReader(r.idx.index, at, big.IndexOptions{
+		it := big.NewIndexReader(ctx, r.idx.index, at, big.IndexOptions{
 			UIntDeletionTime: r.Version.UIntDeletionTime, Promoted: big.PromotedFull,
 			ClusteringTypes: r.Schema.Clustering, ReadSize: 4 << 10})
 		for it.Next() {
@@ -130,8 +137,8 @@ func (r *Reader) rowIndexBlocks(key []byte, dataPos int64) ([]blockRef, error) {
 // indexEntryAt is the Index.db offset of the entry of the partition at
 // dataPos with this key, scanning its summary interval without parsing
 // row indexes; -1 when the interval has no such entry.
-func (r *Reader) indexEntryAt(key []byte, dataPos int64) (int64, error) {
-	it, err := r.indexFrom(r.idx.summary.Floor(key))
+func (r *Reader) indexEntryAt(ctx context.Context, key []byte, dataPos int64) (int64, error) {
+	it, err := r.indexFrom(ctx, r.idx.summary.Floor(key))
 	if err != nil {
 		return -1, err
 	}
@@ -377,12 +384,13 @@ func (s *Scanner) jump() error {
 	if len(st.sl.Start.Values) == 0 {
 		return nil
 	}
-	blocks, err := s.r.rowIndexBlocks(s.ph.Key, s.ph.Position)
+	blocks, err := s.r.rowIndexBlocks(s.st.ctx, s.ph.Key, s.ph.Position)
 	if err != nil || len(blocks) < 2 {
 		return err
 	}
 	var probe Scanner
 	probe.r, probe.dc = s.r, decoder{schema: s.r.Schema, header: &s.r.Stats.Header, version: s.r.Version}
+	probe.st.ctx = s.st.ctx
 	first := func(i int) ([][]byte, error) {
 		probe.st.resetPoint(s.r.data, s.r.dataPath, s.ph.Position+blocks[i].offset, pointReadChunk)
 		probe.inPartition, probe.err = true, nil

@@ -1,6 +1,7 @@
 package sstable
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 // CRC-checked plain reader, or the bare file.
 type dataSource interface {
 	io.ReaderAt
+	// ReadAtContext is ReadAt for a caller that waits no longer than ctx.
+	ReadAtContext(ctx context.Context, p []byte, off int64) (int, error)
 	DataLength() int64
 }
 
@@ -22,6 +25,9 @@ type dataSource interface {
 // (and grown if one structure is larger than it) and the decode retried.
 // Refills are rare, so decoding stays a plain walk over a byte slice.
 type stream struct {
+	// ctx is the context of the read the stream serves (its scanner's):
+	// every refill waits for Data.db no longer than it.
+	ctx  context.Context
 	src  dataSource
 	file string
 	buf  []byte
@@ -49,7 +55,7 @@ type stream struct {
 
 // cachedSource is a data source with a chunk cache for point reads.
 type cachedSource interface {
-	ReadAtCached(p []byte, off int64) (int, error)
+	ReadAtCached(ctx context.Context, p []byte, off int64) (int, error)
 }
 
 const streamChunk = 64 << 10
@@ -121,11 +127,16 @@ func (s *stream) fill() error {
 		s.eof = true
 		return nil
 	}
-	read := s.src.ReadAt
+	var (
+		n   int
+		err error
+		p   = s.buf[s.w : s.w+int(want)]
+	)
 	if c, ok := s.src.(cachedSource); ok && s.cached {
-		read = c.ReadAtCached
+		n, err = c.ReadAtCached(s.ctx, p, s.off+int64(s.w))
+	} else {
+		n, err = s.src.ReadAtContext(s.ctx, p, s.off+int64(s.w))
 	}
-	n, err := read(s.buf[s.w:s.w+int(want)], s.off+int64(s.w))
 	s.w += n
 	if err != nil && !(errors.Is(err, io.EOF) && int64(n) == want) {
 		return fmt.Errorf("read Data.db at %d: %w", s.off+int64(s.w), err)

@@ -2,6 +2,7 @@ package sstable
 
 import (
 	"bytes"
+	"context"
 
 	"github.com/sstable-flight/sstable-flight/sstable/big"
 	"github.com/sstable-flight/sstable-flight/sstable/bti"
@@ -22,11 +23,11 @@ func (r *Reader) VerifyIndexes() error {
 	}
 	var idx *big.IndexReader
 	if r.idx.summary != nil {
-		idx = big.NewIndexReader(r.idx.index, 0, big.IndexOptions{UIntDeletionTime: r.Version.UIntDeletionTime, Promoted: big.PromotedSkip})
+		idx = big.NewIndexReader(context.Background(), r.idx.index, 0, big.IndexOptions{UIntDeletionTime: r.Version.UIntDeletionTime, Promoted: big.PromotedSkip})
 	}
 	var trie *bti.Iterator
 	if r.idx.parts != nil {
-		trie = r.idx.parts.Iter()
+		trie = r.idx.parts.Iter(context.Background())
 	}
 	s := r.Scan()
 	n := 0
@@ -56,7 +57,7 @@ func (r *Reader) VerifyIndexes() error {
 				}
 				return base.Corruptf(r.path("Partitions.db"), "Partitions.db", 0, "ends after %d entries; Data.db has more (key %x at %d)", n, key, ph.Position)
 			}
-			pos, c, err := r.dataPos(trie.Payload())
+			pos, c, err := r.dataPos(context.Background(), trie.Payload())
 			if err != nil {
 				return err
 			}
@@ -73,7 +74,7 @@ func (r *Reader) VerifyIndexes() error {
 		// Every key must also be found the way a point read finds it.
 		k := append(last[:0], key...)
 		last = k
-		got, _, found, err := r.locate(k)
+		got, _, found, err := r.locate(context.Background(), k)
 		if err != nil {
 			return err
 		}

@@ -179,7 +179,7 @@ func (g *Guard) stuckAt(c *call, now time.Time) bool { return now.Sub(c.start) >
 // abandoned, and when it returns late runs (if not nil) instead of
 // anyone reading fn's results: it releases what fn acquired. Do refuses
 // to start fn while an operation on op.Path is stuck, or while the limit
-// is; such an error matches Refused.
+// is, or once ctx has ended; such an error matches Refused.
 func (g *Guard) Do(ctx context.Context, op Op, fn, late func()) error {
 	return g.DoTimeout(ctx, op, g.timeout, fn, late)
 }
@@ -197,6 +197,12 @@ func (g *Guard) DoTimeout(ctx context.Context, op Op, timeout time.Duration, fn,
 	case <-g.closed:
 		return refusal{fmt.Errorf("%s: %w", op, ErrClosed)}
 	default:
+	}
+	if err := ctx.Err(); err != nil {
+		// NB: a caller that already stopped waiting starts nothing: an
+		// operation it would give up on at once could still block a
+		// thread for ever.
+		return refusal{fmt.Errorf("%s: %w", op, err)}
 	}
 	c := &call{op: op, start: time.Now(), timeout: timeout, done: make(chan struct{})}
 	go func() {

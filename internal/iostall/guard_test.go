@@ -91,6 +91,45 @@ func TestCancelIsNotStuck(t *testing.T) {
 	}
 }
 
+// TestCancelledStaysCounted: an operation its caller's context gave up
+// on is not stuck at once (TestCancelIsNotStuck), but is once it has run
+// for the timeout, and then refuses its path, as one given up on at the
+// timeout does: a request that cancels does not hide a hung file.
+func TestCancelledStaysCounted(t *testing.T) {
+	g := New(50*time.Millisecond, 4)
+	release := make(chan struct{})
+	defer close(release)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+	defer cancel()
+	if err := g.Do(ctx, Op{"read", "hung", 0}, func() { <-release }, nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("op whose context ends: %v", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for g.Stats().Stuck != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("an op cancelled and still running past its timeout is not counted stuck: %+v", g.Stats())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := g.Do(context.Background(), Op{"read", "hung", 1}, func() { t.Error("ran on a stuck path") }, nil); !Refused(err) {
+		t.Fatalf("op on the path of a cancelled op now stuck: %v, want refused", err)
+	}
+}
+
+// TestEndedContextStartsNothing: a caller whose context has already
+// ended gets its error and no operation is started, since one it would
+// give up on at once could still take a thread for ever. Before, the
+// operation was started, and abandoned at once.
+func TestEndedContextStartsNothing(t *testing.T) {
+	g := New(time.Second, 4)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := g.Do(ctx, Op{"read", "f", 0}, func() { t.Error("an op ran for a caller whose context had ended") }, nil)
+	if !errors.Is(err, context.Canceled) || !Refused(err) {
+		t.Fatalf("op with an ended context: %v, want Canceled and refused", err)
+	}
+}
+
 // TestCloseStopsWaits: Close ends every wait at once and refuses later
 // operations.
 func TestCloseStopsWaits(t *testing.T) {

@@ -2,6 +2,7 @@ package big
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"os"
@@ -132,7 +133,7 @@ type entry struct {
 func readIndex(t testing.TB, s sstable, mode PromotedMode) []entry {
 	t.Helper()
 	b := s.read(t, "Index.db")
-	it := NewIndexReader(base.BytesReadable{B: b, Path: s.path("Index.db")}, 0, s.opts(mode))
+	it := NewIndexReader(context.Background(), base.BytesReadable{B: b, Path: s.path("Index.db")}, 0, s.opts(mode))
 	var out []entry
 	for it.Next() {
 		e := it.Entry()

@@ -1,6 +1,7 @@
 package big
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ func wantCorruption(t *testing.T, err error, file, component string) {
 
 // scanIndex reads a whole Index.db, as the fuzzer and corruption tests do.
 func scanIndex(b []byte, file string, opts IndexOptions) (int, error) {
-	it := NewIndexReader(base.BytesReadable{B: b, Path: file}, 0, opts)
+	it := NewIndexReader(context.Background(), base.BytesReadable{B: b, Path: file}, 0, opts)
 	n := 0
 	for it.Next() {
 		n++
@@ -143,7 +144,7 @@ func TestIndexReaderRefill(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) {
 			b := s.read(t, "Index.db")
 			want := readIndex(t, s, PromotedFull)
-			it := NewIndexReader(base.BytesReadable{B: b, Path: s.path("Index.db")}, 0, s.opts(PromotedFull))
+			it := NewIndexReader(context.Background(), base.BytesReadable{B: b, Path: s.path("Index.db")}, 0, s.opts(PromotedFull))
 			i := 0
 			for it.Next() {
 				if i >= len(want) || string(it.Entry().Key) != string(want[i].key) || it.Pos() != want[i].pos {
@@ -156,12 +157,12 @@ func TestIndexReaderRefill(t *testing.T) {
 			}
 			// Starting mid-file at an entry boundary reads the rest.
 			mid := want[len(want)/2]
-			it = NewIndexReader(base.BytesReadable{B: b, Path: s.path("Index.db")}, mid.pos, s.opts(PromotedSkip))
+			it = NewIndexReader(context.Background(), base.BytesReadable{B: b, Path: s.path("Index.db")}, mid.pos, s.opts(PromotedSkip))
 			if !it.Next() || string(it.Entry().Key) != string(mid.key) {
 				t.Fatalf("%s: reading from %d does not give the entry there", s.prefix, mid.pos)
 			}
 			// A short file is reported, not read past.
-			it = NewIndexReader(base.BytesReadable{B: b[:len(b)-1], Path: s.path("Index.db")}, 0, s.opts(PromotedSkip))
+			it = NewIndexReader(context.Background(), base.BytesReadable{B: b[:len(b)-1], Path: s.path("Index.db")}, 0, s.opts(PromotedSkip))
 			for it.Next() {
 			}
 			wantCorruption(t, it.Err(), s.path("Index.db"), "Index.db")

@@ -1,6 +1,7 @@
 package big
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -163,6 +164,9 @@ func readPromoted(p *base.Decbuf, opts *IndexOptions, e *IndexEntry) {
 // IndexReader reads Index.db entries in order from a position, through a
 // buffer, so that a large Index.db is never read whole.
 type IndexReader struct {
+	// ctx bounds the waits of the reads: an IndexReader lives for one
+	// lookup or scan of one caller.
+	ctx  context.Context
 	r    base.Readable
 	opts IndexOptions
 	size int64
@@ -181,9 +185,10 @@ type IndexReader struct {
 var indexBufSize = 64 << 10
 
 // NewIndexReader reads r (an Index.db) from offset start, which must be
-// the start of an entry: 0, or a Summary's IndexPosition.
-func NewIndexReader(r base.Readable, start int64, opts IndexOptions) *IndexReader {
-	it := &IndexReader{r: r, opts: opts, size: r.Size(), bufAt: start, pos: start, prev: -1, buf: opts.Buf[:0]}
+// the start of an entry: 0, or a Summary's IndexPosition. Its reads wait
+// no longer than ctx (base.ReadAt).
+func NewIndexReader(ctx context.Context, r base.Readable, start int64, opts IndexOptions) *IndexReader {
+	it := &IndexReader{ctx: ctx, r: r, opts: opts, size: r.Size(), bufAt: start, pos: start, prev: -1, buf: opts.Buf[:0]}
 	if start < 0 || start > it.size {
 		it.err = base.Corruptf(r.Name(), indexComponent, start, "start index scan: position %d outside the %d-byte file", start, it.size)
 	}
@@ -254,7 +259,7 @@ func (it *IndexReader) fill() error {
 	copy(nb, it.buf[it.off:])
 	it.bufAt += int64(it.off)
 	it.off = 0
-	n, err := it.r.ReadAt(nb[kept:], it.bufAt+int64(kept))
+	n, err := base.ReadAt(it.ctx, it.r, nb[kept:], it.bufAt+int64(kept))
 	it.buf = nb[:kept+n]
 	if err != nil && !(err == io.EOF && kept+n == want) {
 		if err == io.EOF {

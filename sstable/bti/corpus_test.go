@@ -2,6 +2,7 @@ package bti
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -116,7 +117,7 @@ func collect(t testing.TB, idx *PartitionIndex) ([]Payload, [][]byte) {
 	t.Helper()
 	var pls []Payload
 	var prefixes [][]byte
-	it := idx.Iter()
+	it := idx.Iter(context.Background())
 	for it.Next() {
 		pls = append(pls, it.Payload())
 		prefixes = append(prefixes, bytes.Clone(it.Prefix()))
@@ -156,7 +157,7 @@ func TestPartitionIndexCorpus(t *testing.T) {
 				var rowsKey []byte
 				if pl.InRows() {
 					viaRows++
-					e, err := rows.Entry(pl.RowsPos())
+					e, err := rows.Entry(context.Background(), pl.RowsPos())
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -233,13 +234,13 @@ func TestManyMultiNode(t *testing.T) {
 		// Every key starts with 0x40, so the root is a single
 		// transition; below it the tokens must fan out over many nodes.
 		g := newRegion(s.partitionsReadable(), partitionsComponent, idx.f.firstKeyPos)
-		w := newWalk(g, idx.f.root)
+		w := newWalk(context.Background(), g, idx.f.root)
 		for w.next() {
 		}
 		if w.err != nil {
 			t.Fatal(w.err)
 		}
-		root, err := readNode(g, idx.f.root)
+		root, err := readNode(context.Background(), g, idx.f.root)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +248,7 @@ func TestManyMultiNode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fan, err := readNode(g, pos)
+		fan, err := readNode(context.Background(), g, pos)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -280,11 +281,11 @@ func TestWideRowIndex(t *testing.T) {
 			if !pl.InRows() {
 				t.Fatalf("%s partition %d: payload points into Data.db, want a Rows.db entry", s.Name, i)
 			}
-			e, err := rows.Entry(pl.RowsPos())
+			e, err := rows.Entry(context.Background(), pl.RowsPos())
 			if err != nil {
 				t.Fatal(err)
 			}
-			blocks, endOff, err := e.Blocks()
+			blocks, endOff, err := e.Blocks(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -298,7 +299,7 @@ func TestWideRowIndex(t *testing.T) {
 			// the next partition (or the end of Data.db).
 			end := int64(len(s.Data))
 			if i+1 < len(pls) {
-				next, err := rows.Entry(pls[i+1].RowsPos())
+				next, err := rows.Entry(context.Background(), pls[i+1].RowsPos())
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,6 +1,7 @@
 package bti
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"slices"
@@ -30,7 +31,7 @@ func exercise(t *testing.T, parts, rows []byte) {
 		return
 	}
 	ri := OpenRowIndex(base.BytesReadable{B: rows, Path: "p-Rows.db"})
-	it := idx.Iter()
+	it := idx.Iter(context.Background())
 	var prefixes [][]byte
 	for n := 0; it.Next(); n++ {
 		pl := it.Payload()
@@ -40,18 +41,18 @@ func exercise(t *testing.T, parts, rows []byte) {
 		if !pl.InRows() || n > 16 {
 			continue
 		}
-		e, err := ri.Entry(pl.RowsPos())
+		e, err := ri.Entry(context.Background(), pl.RowsPos())
 		check("row entry", err)
 		if err == nil {
-			_, _, err = e.Blocks()
+			_, _, err = e.Blocks(context.Background())
 			check("row blocks", err)
 		}
 	}
 	check("iterate", it.Err())
 	for _, k := range append(prefixes, idx.FirstKey(), idx.LastKey(), nil, []byte{0x40}) {
-		_, _, err := idx.Lookup(k)
+		_, _, err := idx.Lookup(context.Background(), k)
 		check("lookup", err)
-		c := idx.Ceiling(k)
+		c := idx.Ceiling(context.Background(), k)
 		for i := 0; i < 4 && c.Next(); i++ {
 		}
 		check("ceiling", c.Err())
@@ -147,7 +148,7 @@ func TestSharedChildrenAreCorruption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	it := idx.Iter()
+	it := idx.Iter(context.Background())
 	n := 0
 	for it.Next() {
 		n++
@@ -176,7 +177,7 @@ func FuzzRowIndex(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for it := idx.Iter(); it.Next(); {
+	for it := idx.Iter(context.Background()); it.Next(); {
 		f.Add(w.Rows, it.Payload().RowsPos())
 	}
 	f.Fuzz(func(t *testing.T, b []byte, pos int64) {
@@ -184,9 +185,9 @@ func FuzzRowIndex(f *testing.F) {
 			return
 		}
 		ri := OpenRowIndex(base.BytesReadable{B: b, Path: "f-Rows.db"})
-		e, err := ri.Entry(pos)
+		e, err := ri.Entry(context.Background(), pos)
 		if err == nil {
-			_, _, err = e.Blocks()
+			_, _, err = e.Blocks(context.Background())
 		}
 		if err != nil && !errors.Is(err, base.ErrCorruption) {
 			t.Fatalf("non-corruption error: %v", err)

@@ -1,6 +1,7 @@
 package bti
 
 import (
+	"context"
 	"encoding/binary"
 	"math"
 )
@@ -22,13 +23,13 @@ type footer struct {
 
 // readFooter reads the three longs and the two keys before them; nothing
 // else of the file, so opening costs O(1) reads.
-func readFooter(g *region) (footer, error) {
+func readFooter(ctx context.Context, g *region) (footer, error) {
 	var f footer
 	size := g.limit
 	if size < footerLen+4 {
 		return f, g.corrupt(0, "read partition index footer: file of %d bytes is shorter than the %d-byte footer", size, footerLen+4)
 	}
-	b, err := g.read(size-footerLen, footerLen, "partition index footer")
+	b, err := g.read(ctx, size-footerLen, footerLen, "partition index footer")
 	if err != nil {
 		return f, err
 	}
@@ -48,7 +49,7 @@ func readFooter(g *region) (footer, error) {
 		// Every key needs at least a payload byte in the trie.
 		return f, g.corrupt(size-footerLen+8, "read partition index footer: key count %d for a %d-byte trie", f.keyCount, f.firstKeyPos)
 	}
-	keys, err := g.read(f.firstKeyPos, int(keysEnd-f.firstKeyPos), "first and last keys")
+	keys, err := g.read(ctx, f.firstKeyPos, int(keysEnd-f.firstKeyPos), "first and last keys")
 	if err != nil {
 		return f, err
 	}

@@ -2,6 +2,7 @@ package bti_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"testing"
 
@@ -29,12 +30,12 @@ func TestLookupCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			rows := bti.OpenRowIndex(base.BytesReadable{B: s.Rows, Path: s.Name})
-			it := idx.Iter()
+			it := idx.Iter(context.Background())
 			for i := 0; it.Next(); i++ {
 				pl := it.Payload()
 				pos := pl.DataPos()
 				if pl.InRows() {
-					e, err := rows.Entry(pl.RowsPos())
+					e, err := rows.Entry(context.Background(), pl.RowsPos())
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -47,12 +48,12 @@ func TestLookupCorpus(t *testing.T) {
 				if !bytes.HasPrefix(enc, it.Prefix()) {
 					t.Fatalf("%s partition %d: stored prefix % x is not a prefix of % x", s.Name, i, it.Prefix(), enc)
 				}
-				got, found, err := idx.Lookup(enc)
+				got, found, err := idx.Lookup(context.Background(), enc)
 				if err != nil || !found || got != pl {
 					t.Fatalf("%s partition %d: Lookup = %+v, %v, %v; want %+v", s.Name, i, got, found, err, pl)
 				}
 				for _, bound := range [][]byte{enc, enc[:9]} {
-					c := idx.Ceiling(bound)
+					c := idx.Ceiling(context.Background(), bound)
 					if !c.Next() || c.Payload() != pl {
 						t.Fatalf("%s partition %d: Ceiling(% x) starts at %+v (err %v), want %+v", s.Name, i, bound, c.Payload(), c.Err(), pl)
 					}
@@ -61,7 +62,7 @@ func TestLookupCorpus(t *testing.T) {
 				// possible (callers then compare keys) but never an error.
 				other := bytes.Clone(enc)
 				other[len(other)-2] ^= 0xff
-				if _, _, err := idx.Lookup(other); err != nil {
+				if _, _, err := idx.Lookup(context.Background(), other); err != nil {
 					t.Fatal(err)
 				}
 				checked++
@@ -73,11 +74,11 @@ func TestLookupCorpus(t *testing.T) {
 			// bound (a one-partition SSTable stores the empty prefix), which
 			// callers must check against the real key.
 			past := bti.DecoratedKey(nil, 1<<63-1, bytes.Repeat([]byte{0xff}, 8))
-			if c := idx.Ceiling(past); c.Next() && (!bytes.HasPrefix(past, c.Prefix()) || c.Next()) {
+			if c := idx.Ceiling(context.Background(), past); c.Next() && (!bytes.HasPrefix(past, c.Prefix()) || c.Next()) {
 				t.Errorf("%s: Ceiling past the max token found %+v", s.Name, c.Payload())
 			}
 			// Before the first: everything.
-			c, n := idx.Ceiling([]byte{0x40}), int64(0)
+			c, n := idx.Ceiling(context.Background(), []byte{0x40}), int64(0)
 			for c.Next() {
 				n++
 			}

@@ -1,5 +1,7 @@
 package bti
 
+import "context"
+
 import "encoding/binary"
 
 // Node types: the high 4 bits of a node's first byte (TrieNode.Types).
@@ -45,8 +47,8 @@ type node struct {
 
 // readNode decodes the node at pos. A region's nodes must all lie below
 // its limit; anything else is corruption.
-func readNode(g *region, pos int64) (node, error) {
-	h, err := g.read(pos, 1, "trie node header")
+func readNode(ctx context.Context, g *region, pos int64) (node, error) {
+	h, err := g.read(ctx, pos, 1, "trie node header")
 	if err != nil {
 		return node{}, err
 	}
@@ -64,7 +66,7 @@ func readNode(g *region, pos int64) (node, error) {
 	case single16:
 		size, nd.n = 4, 1
 	case sparse8, sparse12, sparse16, sparse24, sparse40:
-		c, err := g.read(pos, 2, "sparse trie node")
+		c, err := g.read(ctx, pos, 2, "sparse trie node")
 		if err != nil {
 			return node{}, err
 		}
@@ -75,7 +77,7 @@ func readNode(g *region, pos int64) (node, error) {
 			size = 2 + nd.n*(1+pb)
 		}
 	default: // dense
-		c, err := g.read(pos, 3, "dense trie node")
+		c, err := g.read(ctx, pos, 3, "dense trie node")
 		if err != nil {
 			return node{}, err
 		}
@@ -89,7 +91,7 @@ func readNode(g *region, pos int64) (node, error) {
 			size = 3 + nd.n*pb
 		}
 	}
-	if nd.b, err = g.read(pos, size, "trie node"); err != nil {
+	if nd.b, err = g.read(ctx, pos, size, "trie node"); err != nil {
 		return node{}, err
 	}
 	nd.ppos = pos + int64(size)

@@ -1,6 +1,7 @@
 package bti
 
 import (
+	"context"
 	"encoding/binary"
 
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
@@ -14,9 +15,10 @@ type PartitionIndex struct {
 }
 
 // OpenPartitionIndex reads the footer of Partitions.db: the root, the key
-// count and the first and last partition keys. The trie is read lazily.
+// count and the first and last partition keys. The trie is read lazily,
+// by lookups that each wait for the file no longer than their context.
 func OpenPartitionIndex(r base.Readable) (*PartitionIndex, error) {
-	f, err := readFooter(newRegion(r, partitionsComponent, r.Size()))
+	f, err := readFooter(context.Background(), newRegion(r, partitionsComponent, r.Size()))
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +56,7 @@ func (pl Payload) RowsPos() int64 { return pl.Pos }
 func (pl Payload) DataPos() int64 { return ^pl.Pos }
 
 // payloadAt decodes the payload of nd (PartitionIndex.getIndexPos).
-func (p *PartitionIndex) payloadAt(nd *node) (Payload, error) {
+func (p *PartitionIndex) payloadAt(ctx context.Context, nd *node) (Payload, error) {
 	bits := nd.flags
 	var pl Payload
 	n := bits
@@ -66,7 +68,7 @@ func (p *PartitionIndex) payloadAt(nd *node) (Payload, error) {
 	if pl.HasHash {
 		size++
 	}
-	b, err := p.trie.read(nd.ppos, size, "partition index payload")
+	b, err := p.trie.read(ctx, nd.ppos, size, "partition index payload")
 	if err != nil {
 		return pl, err
 	}
@@ -81,9 +83,10 @@ func (p *PartitionIndex) payloadAt(nd *node) (Payload, error) {
 // key (see DecoratedKey): the entry whose stored unique prefix the key
 // follows. found is false when no stored prefix matches. A candidate may
 // still be another partition; callers must compare the key stored at the
-// position (and may first compare Hash).
-func (p *PartitionIndex) Lookup(key []byte) (pl Payload, found bool, err error) {
-	pl, _, found, err = p.LookupPrefix(key)
+// position (and may first compare Hash). Its reads wait no longer than
+// ctx.
+func (p *PartitionIndex) Lookup(ctx context.Context, key []byte) (pl Payload, found bool, err error) {
+	pl, _, found, err = p.LookupPrefix(ctx, key)
 	return pl, found, err
 }
 
@@ -91,9 +94,9 @@ func (p *PartitionIndex) Lookup(key []byte) (pl Payload, found bool, err error) 
 // matched entry's stored prefix covers: the partition at the payload must
 // share that prefix with key (whether or not it is key), which lets a
 // caller tell a damaged trie from an absent key.
-func (p *PartitionIndex) LookupPrefix(key []byte) (pl Payload, n int, found bool, err error) {
+func (p *PartitionIndex) LookupPrefix(ctx context.Context, key []byte) (pl Payload, n int, found bool, err error) {
 	g := p.trie
-	nd, err := readNode(g, p.f.root)
+	nd, err := readNode(ctx, g, p.f.root)
 	if err != nil {
 		return pl, 0, false, err
 	}
@@ -112,7 +115,7 @@ func (p *PartitionIndex) LookupPrefix(key []byte) (pl Payload, n int, found bool
 		if err != nil {
 			return pl, 0, false, err
 		}
-		if nd, err = readNode(g, pos); err != nil {
+		if nd, err = readNode(ctx, g, pos); err != nil {
 			return pl, 0, false, err
 		}
 	}
@@ -121,13 +124,13 @@ func (p *PartitionIndex) LookupPrefix(key []byte) (pl Payload, n int, found bool
 	if (c != endOfKey && nd.n > 0) || nd.flags == 0 {
 		return pl, 0, false, nil
 	}
-	pl, err = p.payloadAt(&nd)
+	pl, err = p.payloadAt(ctx, &nd)
 	return pl, min(depth, len(key)), err == nil, err
 }
 
 // Iterator lists partition payloads in key (token) order.
 //
-//	it := idx.Iter()
+//	it := idx.Iter(ctx)
 //	for it.Next() { use(it.Payload()) }
 //	if err := it.Err(); err != nil { ... }
 type Iterator struct {
@@ -140,18 +143,18 @@ type Iterator struct {
 }
 
 // Iter lists every partition. At the end it checks that the count matches
-// the footer's key count.
-func (p *PartitionIndex) Iter() *Iterator {
-	return &Iterator{p: p, w: newWalk(p.trie, p.f.root), full: true}
+// the footer's key count. Its reads wait no longer than ctx.
+func (p *PartitionIndex) Iter(ctx context.Context) *Iterator {
+	return &Iterator{p: p, w: newWalk(ctx, p.trie, p.f.root), full: true}
 }
 
 // Ceiling lists partitions from the first one whose key may be >= key
 // (a byte-comparable decorated key or a prefix of one, e.g. 0x40 and a
 // token's 8 bytes for a token bound). Since only prefixes are stored, the
 // first payload may stand for a key below the bound: callers check the
-// real key and skip it.
-func (p *PartitionIndex) Ceiling(key []byte) *Iterator {
-	return &Iterator{p: p, w: newWalkFrom(p.trie, p.f.root, key)}
+// real key and skip it. Its reads wait no longer than ctx.
+func (p *PartitionIndex) Ceiling(ctx context.Context, key []byte) *Iterator {
+	return &Iterator{p: p, w: newWalkFrom(ctx, p.trie, p.f.root, key)}
 }
 
 // Next advances to the next partition.
@@ -171,7 +174,7 @@ func (it *Iterator) Next() bool {
 		it.err = it.p.trie.corrupt(it.w.cur.pos, "iterate partition index: more entries than the footer's %d", it.p.f.keyCount)
 		return false
 	}
-	it.pl, it.err = it.p.payloadAt(&it.w.cur)
+	it.pl, it.err = it.p.payloadAt(it.w.ctx, &it.w.cur)
 	return it.err == nil
 }
 

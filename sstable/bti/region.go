@@ -1,6 +1,7 @@
 package bti
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -43,7 +44,8 @@ func (g *region) corrupt(off int64, format string, args ...any) error {
 
 // read returns exactly n bytes at off. The slice may alias the cache; the
 // cache never rewrites a page, so it stays valid after eviction.
-func (g *region) read(off int64, n int, what string) ([]byte, error) {
+// Its reads wait no longer than ctx (base.ReadAt).
+func (g *region) read(ctx context.Context, off int64, n int, what string) ([]byte, error) {
 	if off < 0 || n < 0 || off > g.limit || int64(n) > g.limit-off {
 		return nil, g.corrupt(off, "read %s: %d bytes at %d run past the end at %d", what, n, off, g.limit)
 	}
@@ -52,7 +54,7 @@ func (g *region) read(off int64, n int, what string) ([]byte, error) {
 	}
 	first, last := off/pageSize, (off+int64(n)-1)/pageSize
 	if first == last {
-		p, err := g.page(first)
+		p, err := g.page(ctx, first)
 		if err != nil {
 			return nil, err
 		}
@@ -60,7 +62,7 @@ func (g *region) read(off int64, n int, what string) ([]byte, error) {
 	}
 	out := make([]byte, 0, n)
 	for pg := first; pg <= last; pg++ {
-		p, err := g.page(pg)
+		p, err := g.page(ctx, pg)
 		if err != nil {
 			return nil, err
 		}
@@ -77,7 +79,7 @@ func (g *region) read(off int64, n int, what string) ([]byte, error) {
 }
 
 // page returns page pg, cut at the region's limit.
-func (g *region) page(pg int64) ([]byte, error) {
+func (g *region) page(ctx context.Context, pg int64) ([]byte, error) {
 	g.mu.Lock()
 	p, ok := g.pages[pg]
 	g.mu.Unlock()
@@ -87,7 +89,7 @@ func (g *region) page(pg int64) ([]byte, error) {
 	start := pg * pageSize
 	size := min(int64(pageSize), g.limit-start)
 	p = make([]byte, size)
-	n, err := g.r.ReadAt(p, start)
+	n, err := base.ReadAt(ctx, g.r, p, start)
 	if n < len(p) {
 		if err == nil || errors.Is(err, io.EOF) {
 			return nil, g.corrupt(start+int64(n), "read page at %d: file ends early", start)

@@ -1,6 +1,7 @@
 package bti
 
 import (
+	"context"
 	"math"
 
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
@@ -50,14 +51,15 @@ type IndexBlock struct {
 	OpenDeletion *DeletionTime
 }
 
-// Entry reads the entry at pos (a partition index payload with InRows).
-func (ri *RowIndex) Entry(pos int64) (*RowIndexEntry, error) {
+// Entry reads the entry at pos (a partition index payload with InRows),
+// waiting for the file no longer than ctx.
+func (ri *RowIndex) Entry(ctx context.Context, pos int64) (*RowIndexEntry, error) {
 	g := ri.g
 	if pos < 0 || pos >= g.limit {
 		return nil, g.corrupt(pos, "read row index entry: position %d outside the %d-byte file", pos, g.limit)
 	}
 	// An entry is at most a 2+64 KiB key, three vints and a deletion time.
-	b, err := g.read(pos, int(min(g.limit-pos, 2+math.MaxUint16+3*9+12)), "row index entry")
+	b, err := g.read(ctx, pos, int(min(g.limit-pos, 2+math.MaxUint16+3*9+12)), "row index entry")
 	if err != nil {
 		return nil, err
 	}
@@ -107,18 +109,19 @@ func readDeletion(d *base.Decbuf) DeletionTime {
 // the end-of-partition marker sits. The writer stores end as one more trie
 // entry after the last block's (RowIndexWriter.complete), so that keys above
 // the last row are rejected at once; it is checked, not listed. Blocks
-// checks there are exactly BlockCount blocks, at increasing offsets.
-func (e *RowIndexEntry) Blocks() (blocks []IndexBlock, end int64, err error) {
+// checks there are exactly BlockCount blocks, at increasing offsets. Its
+// reads wait no longer than ctx.
+func (e *RowIndexEntry) Blocks(ctx context.Context) (blocks []IndexBlock, end int64, err error) {
 	// The trie lies wholly before the entry; reading it through a region
 	// that ends there keeps a damaged pointer from reaching the entry.
 	g := newRegion(e.ri.g.r, rowsComponent, e.Pos)
-	w := newWalk(g, e.Root)
+	w := newWalk(ctx, g, e.Root)
 	var out []IndexBlock
 	for w.next() {
 		if len(out) > e.BlockCount {
 			return nil, 0, g.corrupt(w.cur.pos, "list row index blocks: more than the entry's %d and the end marker", e.BlockCount)
 		}
-		blk, err := readBlock(g, &w.cur)
+		blk, err := readBlock(ctx, g, &w.cur)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -142,7 +145,7 @@ func (e *RowIndexEntry) Blocks() (blocks []IndexBlock, end int64, err error) {
 }
 
 // readBlock decodes a row trie payload (RowIndexReader.readPayload).
-func readBlock(g *region, nd *node) (IndexBlock, error) {
+func readBlock(ctx context.Context, g *region, nd *node) (IndexBlock, error) {
 	var blk IndexBlock
 	n := nd.flags &^ 8
 	if n == 0 {
@@ -152,7 +155,7 @@ func readBlock(g *region, nd *node) (IndexBlock, error) {
 	if nd.flags&8 != 0 {
 		size += 12 // at most; a live marker is shorter but never written
 	}
-	b, err := g.read(nd.ppos, int(min(int64(size), g.limit-nd.ppos)), "row index payload")
+	b, err := g.read(ctx, nd.ppos, int(min(int64(size), g.limit-nd.ppos)), "row index payload")
 	if err != nil {
 		return blk, err
 	}

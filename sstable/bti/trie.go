@@ -1,9 +1,12 @@
 package bti
 
+import "context"
+
 // walk is an in-order cursor over the payload-carrying nodes of one trie,
 // the analogue of Cassandra's ValueIterator. A node's payload comes before
 // its children's, since a key sorts before its extensions.
 type walk struct {
+	ctx     context.Context // bounds the waits of its reads
 	g       *region
 	stack   []frame
 	path    []byte // transition bytes from the root to the top of stack
@@ -21,8 +24,8 @@ type frame struct {
 	child int // last child index taken; the next one tried is child+1
 }
 
-func newWalk(g *region, root int64) *walk {
-	w := &walk{g: g}
+func newWalk(ctx context.Context, g *region, root int64) *walk {
+	w := &walk{ctx: ctx, g: g}
 	nd, ok := w.visit(root)
 	if !ok {
 		return w
@@ -38,8 +41,8 @@ func newWalk(g *region, root int64) *walk {
 // the longest stored prefix of key when no entry lies between that prefix
 // and key: with tries of unique prefixes (or separators) that entry may
 // stand for a key at or above the bound, so callers must see it.
-func newWalkFrom(g *region, root int64, key []byte) *walk {
-	w := &walk{g: g}
+func newWalkFrom(ctx context.Context, g *region, root int64, key []byte) *walk {
+	w := &walk{ctx: ctx, g: g}
 	nd, ok := w.visit(root)
 	if !ok {
 		return w
@@ -85,7 +88,7 @@ func (w *walk) visit(pos int64) (node, bool) {
 		w.err = w.g.corrupt(pos, "walk trie: more nodes than bytes, the trie is not a tree")
 		return node{}, false
 	}
-	nd, err := readNode(w.g, pos)
+	nd, err := readNode(w.ctx, w.g, pos)
 	if err != nil {
 		w.err = err
 		return node{}, false

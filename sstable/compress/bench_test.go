@@ -1,6 +1,7 @@
 package compress
 
 import (
+	"context"
 	"testing"
 
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
@@ -77,13 +78,13 @@ func BenchmarkReadAtCached(b *testing.B) {
 	p := make([]byte, 100)
 	size := info.DataLength - int64(len(p))
 	for off := int64(0); off < size; off += int64(info.ChunkLength) { // fill the cache
-		if _, err := r.ReadAtCached(p, off); err != nil {
+		if _, err := r.ReadAtCached(context.Background(), p, off); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportAllocs()
 	for i := int64(0); b.Loop(); i++ {
-		if _, err := r.ReadAtCached(p, i*997%size); err != nil {
+		if _, err := r.ReadAtCached(context.Background(), p, i*997%size); err != nil {
 			b.Fatal(err)
 		}
 	}

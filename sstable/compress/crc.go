@@ -1,6 +1,7 @@
 package compress
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -121,17 +122,24 @@ func (r *UncompressedReader) NumChunks() int {
 
 // ReadAt reads Data.db, verifying every chunk it touches.
 func (r *UncompressedReader) ReadAt(p []byte, off int64) (int, error) {
-	return r.cache.readAt(r, p, off)
+	return r.ReadAtContext(context.Background(), p, off)
+}
+
+// ReadAtContext is ReadAt for a caller that waits for the file, and for
+// other callers' reads, no longer than ctx.
+func (r *UncompressedReader) ReadAtContext(ctx context.Context, p []byte, off int64) (int, error) {
+	return r.cache.readAt(ctx, r, p, off)
 }
 
 // ReadChunk reads chunk i into dst (reused when large enough).
 func (r *UncompressedReader) ReadChunk(i int, dst []byte) ([]byte, error) {
-	r.cache.mu.Lock()
-	defer r.cache.mu.Unlock()
-	return r.readChunkLocked(i, dst)
+	ctx := context.Background()
+	r.cache.lock(ctx)
+	defer r.cache.unlock()
+	return r.readChunkLocked(ctx, i, dst)
 }
 
-func (r *UncompressedReader) readChunkLocked(i int, dst []byte) ([]byte, error) {
+func (r *UncompressedReader) readChunkLocked(ctx context.Context, i int, dst []byte) ([]byte, error) {
 	n := r.NumChunks()
 	if i < 0 || i >= n {
 		return dst[:0], fmt.Errorf("read Data.db chunk: index %d out of range [0,%d)", i, n)
@@ -141,7 +149,7 @@ func (r *UncompressedReader) readChunkLocked(i int, dst []byte) ([]byte, error) 
 	}
 	start := int64(i) * int64(r.crc.ChunkSize)
 	dst = grow(dst, int(min(int64(r.crc.ChunkSize), r.size-start)))
-	if err := readFull(r.data, dst, start); err != nil {
+	if err := readFull(ctx, r.data, dst, start); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return dst[:0], base.Corruptf(r.data.Name(), dataComponent, start, "read chunk %d: file truncated: %w", i, err)
 		}

@@ -1,6 +1,7 @@
 package compress
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -68,8 +69,8 @@ func (r *Reader) Close() error {
 	if r.opts.Cache != nil {
 		r.opts.Cache.drop(r.id)
 	}
-	r.cache.mu.Lock()
-	defer r.cache.mu.Unlock()
+	r.cache.lock(context.Background())
+	defer r.cache.unlock()
 	r.dec.close()
 	return nil
 }
@@ -77,16 +78,22 @@ func (r *Reader) Close() error {
 // ReadAt reads the uncompressed stream. Parallel calls are safe but
 // serialized.
 func (r *Reader) ReadAt(p []byte, off int64) (int, error) {
-	return r.cache.readAt(r, p, off)
+	return r.ReadAtContext(context.Background(), p, off)
 }
 
-// ReadAtCached is ReadAt for point reads: chunks come from Options.Cache
-// when it holds them and go into it when it does not. Without a cache it
-// is ReadAt.
-func (r *Reader) ReadAtCached(p []byte, off int64) (int, error) {
+// ReadAtContext is ReadAt for a caller that waits for the file, and for
+// other callers' reads, no longer than ctx.
+func (r *Reader) ReadAtContext(ctx context.Context, p []byte, off int64) (int, error) {
+	return r.cache.readAt(ctx, r, p, off)
+}
+
+// ReadAtCached is ReadAtContext for point reads: chunks come from
+// Options.Cache when it holds them and go into it when it does not.
+// Without a cache it is ReadAtContext.
+func (r *Reader) ReadAtCached(ctx context.Context, p []byte, off int64) (int, error) {
 	c := r.opts.Cache
 	if c == nil {
-		return r.ReadAt(p, off)
+		return r.ReadAtContext(ctx, p, off)
 	}
 	return walkChunks(p, off, int64(r.info.ChunkLength), r.info.DataLength, func(i, in int, dst []byte) (int, error) {
 		k := cacheKey{reader: r.id, chunk: i}
@@ -100,9 +107,11 @@ func (r *Reader) ReadAtCached(p []byte, off int64) (int, error) {
 			h = new([]byte)
 		}
 		defer missBufs.Put(h)
-		r.cache.mu.Lock()
-		b, err := r.readChunkLocked(i, *h)
-		r.cache.mu.Unlock()
+		if err := r.cache.lock(ctx); err != nil {
+			return 0, err
+		}
+		b, err := r.readChunkLocked(ctx, i, *h)
+		r.cache.unlock()
 		*h = b
 		if err != nil {
 			return 0, err
@@ -115,12 +124,13 @@ func (r *Reader) ReadAtCached(p []byte, off int64) (int, error) {
 // ReadChunk decompresses chunk i into dst (reused when large enough) and
 // returns it; the result holds exactly the chunk's uncompressed bytes.
 func (r *Reader) ReadChunk(i int, dst []byte) ([]byte, error) {
-	r.cache.mu.Lock()
-	defer r.cache.mu.Unlock()
-	return r.readChunkLocked(i, dst)
+	ctx := context.Background()
+	r.cache.lock(ctx)
+	defer r.cache.unlock()
+	return r.readChunkLocked(ctx, i, dst)
 }
 
-func (r *Reader) readChunkLocked(i int, dst []byte) ([]byte, error) {
+func (r *Reader) readChunkLocked(ctx context.Context, i int, dst []byte) ([]byte, error) {
 	info := r.info
 	n := len(info.ChunkOffsets)
 	if i < 0 || i >= n {
@@ -152,7 +162,7 @@ func (r *Reader) readChunkLocked(i int, dst []byte) ([]byte, error) {
 	}
 
 	r.scratch = grow(r.scratch, int(clen)+4)
-	if err := readFull(r.data, r.scratch, start); err != nil {
+	if err := readFull(ctx, r.data, r.scratch, start); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return dst[:0], fail("file truncated: %w", err)
 		}

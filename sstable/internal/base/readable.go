@@ -1,6 +1,7 @@
 package base
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,28 @@ type Readable interface {
 	io.ReaderAt
 	Size() int64
 	Name() string
+}
+
+// ContextReaderAt is a Readable whose reads can stop waiting when a
+// context ends (sstable's guarded files: the read itself may go on in
+// the kernel, but its caller returns with the context's error).
+type ContextReaderAt interface {
+	ReadAtContext(ctx context.Context, p []byte, off int64) (int, error)
+}
+
+// ReadAt reads r at off for a caller that waits no longer than ctx: a
+// ContextReaderAt is given ctx, any other reader is read as it is (its
+// reads return when they return). Every read of a component a request
+// makes comes through here, so that the request's context reaches the
+// file whatever layers lie between.
+func ReadAt(ctx context.Context, r io.ReaderAt, p []byte, off int64) (int, error) {
+	if c, ok := r.(ContextReaderAt); ok {
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		return c.ReadAtContext(ctx, p, off)
+	}
+	return r.ReadAt(p, off)
 }
 
 type osFile struct {
