@@ -54,7 +54,7 @@ func (s *service) DoAction(a *flight.Action, stream flight.FlightService_DoActio
 		if err != nil {
 			return err
 		}
-		defer l.release()
+		defer l.release(stream.Context())
 		// Every figure comes from the leased epoch: its SSTables, as
 		// listed when it was cut, and their readers.
 		st := TableStats{Keyspace: l.t.keyspace, Table: l.t.name, ID: l.e.Table.ID, SchemaSource: l.t.cat.Source,

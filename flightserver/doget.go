@@ -108,7 +108,7 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 	if err != nil {
 		return err
 	}
-	defer l.release()
+	defer l.release(ctx)
 	proj, err := l.t.projectionFor(t.Columns, t.CountOnly)
 	if err != nil {
 		return err

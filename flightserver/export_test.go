@@ -26,6 +26,10 @@ func InspectTicket(b []byte) (*Ticket, error) {
 	return &t, nil
 }
 
+// StorageOps is how many operations the server's storage guard started:
+// tests check that work in memory does not go through it.
+func StorageOps(s *Server) int64 { return s.io.Stats().Started }
+
 // SealTicket signs a ticket with the server's key, whatever it holds:
 // tests make tickets the planner would not, to see DoGet refuse them.
 func SealTicket(s *Server, t *Ticket) []byte {

@@ -159,7 +159,7 @@ func (s *service) acquireProjected(ctx context.Context, c *Command) (*lease, []i
 	}
 	proj, err := l.t.projectionFor(c.Columns, c.CountOnly)
 	if err != nil {
-		l.release()
+		l.release(ctx)
 		return nil, nil, err
 	}
 	return l, proj, nil
@@ -173,7 +173,7 @@ func (s *service) planTickets(ctx context.Context, c *Command, withSchema bool) 
 	if err != nil {
 		return nil, err
 	}
-	defer l.release()
+	defer l.release(ctx)
 	p := &planned{}
 	if withSchema {
 		p.schema = l.t.serializedSchema(proj, s.mem)

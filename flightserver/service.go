@@ -77,7 +77,7 @@ func (s *service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*f
 	if err != nil {
 		return nil, err
 	}
-	defer l.release()
+	defer l.release(ctx)
 	return &flight.SchemaResult{Schema: l.t.serializedSchema(proj, s.mem)}, nil
 }
 

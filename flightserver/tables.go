@@ -71,15 +71,23 @@ type lease struct {
 
 func (l *lease) readers() []*sstable.Reader { return l.e.Readers }
 
-// release ends the lease. NB: the last release of a retired epoch
-// closes its readers and removes its links, which block on hung
-// storage: it runs under the guard, so the request ends regardless, and
-// if the guard refuses it (storage of the table stuck, or shutting
-// down) it runs unwaited for, so the epoch is still released.
-func (l *lease) release() {
-	op := iostall.Op{Action: "release the snapshot of", Path: l.e.Table.Keyspace + "." + l.e.Table.Table, Offset: -1}
-	if err := l.g.Do(context.Background(), op, l.e.Release, nil); iostall.Refused(err) {
-		go l.e.Release()
+// release ends the lease. Ending it is an update in memory, made where
+// the request runs, except after the last lease of a retired epoch:
+// then the epoch's cleanup closes its readers and removes its links,
+// which block on hung storage. That runs under the guard, so the request
+// ends regardless, waiting for it no longer than ctx; if the guard
+// refuses it (storage of the table stuck, ctx ended, or shutting down)
+// it runs unwaited for, so the epoch is still cleaned up.
+func (l *lease) release(ctx context.Context) { unlease(ctx, l.g, l.e) }
+
+func unlease(ctx context.Context, g *iostall.Guard, e *snapshot.Epoch) {
+	cleanup := e.Unlease()
+	if cleanup == nil {
+		return
+	}
+	op := iostall.Op{Action: "release the snapshot of", Path: e.Table.Keyspace + "." + e.Table.Table, Offset: -1}
+	if err := g.Do(ctx, op, cleanup, nil); iostall.Refused(err) {
+		go cleanup()
 	}
 }
 
@@ -88,7 +96,37 @@ func (ts *tables) acquire(ctx context.Context, keyspace, name string) (*lease, e
 	if err := checkNames(keyspace, name); err != nil {
 		return nil, err
 	}
+	if l := ts.acquireWarm(ctx, keyspace, name); l != nil {
+		return l, nil
+	}
 	return ts.guarded(ctx, "snapshot", keyspace, name, func() (*lease, error) { return ts.acquireNow(ctx, keyspace, name) })
+}
+
+// acquireWarm leases the table's current epoch if that touches no
+// storage: its directory found, its epoch listed and its schema checked,
+// each within the window. So it is for every request to a table but
+// about one per window, which runs where it is, without the guard's
+// goroutine and wait (a sixth of a warm keyed read's instructions when
+// every request took them). nil: the caller takes the guarded way.
+// Sidecar mode finds a table through the schema source, which may ask
+// Cassandra: it always takes the guarded way.
+func (ts *tables) acquireWarm(ctx context.Context, keyspace, name string) *lease {
+	if ts.snaps.Mode() == snapshot.Sidecar {
+		return nil
+	}
+	td, ok := ts.foundFresh(tableName{keyspace, name}, ts.now())
+	if !ok {
+		return nil
+	}
+	e, ok := ts.snaps.AcquireCurrent(td)
+	if !ok {
+		return nil
+	}
+	if l := ts.leaseWarm(e); l != nil {
+		return l
+	}
+	unlease(ctx, ts.guard, e)
+	return nil
 }
 
 // guarded runs fn, which finds and leases a table (listing directories,
@@ -107,7 +145,7 @@ func (ts *tables) guarded(ctx context.Context, action, keyspace, name string, fn
 	op := iostall.Op{Action: action, Path: keyspace + "." + name, Offset: -1}
 	late := func() {
 		if l != nil {
-			l.release()
+			l.release(context.Background())
 		}
 	}
 	if gerr := ts.guard.DoTimeout(ctx, op, 2*ts.guard.Timeout(), func() { l, err = fn() }, late); gerr != nil {
@@ -129,11 +167,20 @@ func (ts *tables) acquireNow(ctx context.Context, keyspace, name string) (*lease
 }
 
 // acquireEpoch leases the epoch a ticket names: every split of one query
-// reads the same SSTables.
+// reads the same SSTables. Finding the epoch is a lookup in memory; only
+// a schema to check again (once a window) takes the guarded way.
 func (ts *tables) acquireEpoch(ctx context.Context, keyspace, name, id string) (*lease, error) {
 	if err := checkNames(keyspace, name); err != nil {
 		return nil, err
 	}
+	e, err := ts.snaps.Lookup(keyspace, name, id)
+	if err != nil {
+		return nil, err
+	}
+	if l := ts.leaseWarm(e); l != nil {
+		return l, nil
+	}
+	unlease(ctx, ts.guard, e)
 	return ts.guarded(ctx, "schema of", keyspace, name, func() (*lease, error) {
 		e, err := ts.snaps.Lookup(keyspace, name, id)
 		if err != nil {
@@ -171,11 +218,8 @@ func (ts *tables) find(ctx context.Context, keyspace, name string) (snapshot.Tab
 	}
 	key := tableName{keyspace, name}
 	now := ts.now()
-	ts.mu.Lock()
-	f, ok := ts.found[key]
-	ts.mu.Unlock()
-	if ok && now.Sub(f.at) < ts.fresh {
-		return f.td, nil
+	if td, ok := ts.foundFresh(key, now); ok {
+		return td, nil
 	}
 	dirs, err := ts.lister.Find(keyspace, name)
 	if err != nil {
@@ -189,6 +233,18 @@ func (ts *tables) find(ctx context.Context, keyspace, name string) (snapshot.Tab
 	ts.found[key] = foundDir{td: td, at: now}
 	ts.mu.Unlock()
 	return td, nil
+}
+
+// foundFresh is the table's directory as find last found it, if that was
+// within the window.
+func (ts *tables) foundFresh(key tableName, now time.Time) (snapshot.TableDir, bool) {
+	ts.mu.Lock()
+	f, ok := ts.found[key]
+	ts.mu.Unlock()
+	if ok && now.Sub(f.at) < ts.fresh {
+		return f.td, true
+	}
+	return snapshot.TableDir{}, false
 }
 
 // forget drops what find and leaseOf trust (after refresh-schema).
@@ -229,14 +285,13 @@ func (ts *tables) pickDir(ctx context.Context, keyspace, name string, dirs []sna
 // leaseOf pairs a leased epoch with its table model, built again when
 // the schema changed.
 func (ts *tables) leaseOf(ctx context.Context, e *snapshot.Epoch) (*lease, error) {
+	if l := ts.leaseWarm(e); l != nil {
+		return l, nil
+	}
 	td := e.Table
 	now := ts.now()
 	ts.mu.Lock()
 	t := ts.built[td.Path]
-	if t != nil && t.epoch == e.ID && now.Sub(t.checked) < ts.fresh {
-		ts.mu.Unlock()
-		return &lease{t: t, e: e, g: ts.guard}, nil
-	}
 	ts.mu.Unlock()
 	sch, err := ts.schemas.TableSchema(ctx, td, e.Readers)
 	if err != nil {
@@ -257,6 +312,19 @@ func (ts *tables) leaseOf(ctx context.Context, e *snapshot.Epoch) (*lease, error
 	ts.built[td.Path] = t
 	ts.mu.Unlock()
 	return &lease{t: t, e: e, g: ts.guard}, nil
+}
+
+// leaseWarm pairs a leased epoch with its table model if the model was
+// built or checked for this epoch within the window; nil when the schema
+// must be asked again (leaseOf).
+func (ts *tables) leaseWarm(e *snapshot.Epoch) *lease {
+	now := ts.now()
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if t := ts.built[e.Table.Path]; t != nil && t.epoch == e.ID && now.Sub(t.checked) < ts.fresh {
+		return &lease{t: t, e: e, g: ts.guard}
+	}
+	return nil
 }
 
 // newestDir picks one directory of a table that was dropped and

@@ -89,6 +89,28 @@ func (m *Manager) Acquire(td TableDir) (*Epoch, error) {
 	return e, nil
 }
 
+// AcquireCurrent is Acquire when it would lease the current epoch as it
+// is: the table's last listing is younger than the window. Otherwise it
+// leases nothing and returns false, and Acquire lists the table. It
+// touches no storage, so a caller that must not wait for storage unbounded
+// (a request) may call it where it runs, and save the guard of a
+// listing for the call once a window that lists.
+func (m *Manager) AcquireCurrent(td TableDir) (*Epoch, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st := m.tables[td.Path]
+	if m.closed || st == nil {
+		return nil, false
+	}
+	e := st.cur
+	if e == nil || m.cfg.Now().Sub(st.checked) >= m.cfg.Window {
+		return nil, false
+	}
+	e.refs++
+	m.stats.Hits++
+	return e, true
+}
+
 // Lookup leases the epoch a ticket names, which must be one of
 // keyspace.table: ErrEpochGone when it was retired, cut by an earlier run
 // or is another table's. Release it when done.

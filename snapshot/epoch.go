@@ -42,6 +42,18 @@ func (e *Epoch) touch(t time.Time) {
 
 // Release ends a lease.
 func (e *Epoch) Release() {
+	if cleanup := e.Unlease(); cleanup != nil {
+		cleanup()
+	}
+}
+
+// Unlease ends a lease as Release does, but leaves the part that touches
+// storage to its caller: after the last lease of a retired epoch, it
+// returns the epoch's cleanup (closing the readers only it holds,
+// removing its links), which the caller must run, once; after any other
+// lease, nil. Ending a lease is then an update in memory, which a
+// request may make where it runs, guarding only the cleanup.
+func (e *Epoch) Unlease() (cleanup func()) {
 	m := e.m
 	m.mu.Lock()
 	e.refs--
@@ -52,8 +64,9 @@ func (e *Epoch) Release() {
 	}
 	m.mu.Unlock()
 	if last {
-		e.cleanup()
+		return e.cleanup
 	}
+	return nil
 }
 
 // retire makes e unleasable; it reports whether e is unused and can be

@@ -74,6 +74,7 @@ func Refused(err error) bool {
 
 // Stats are a Guard's counters.
 type Stats struct {
+	Started int64 // operations started, since New
 	Stuck   int64 // operations given up on, running for the timeout or longer
 	Stalls  int64 // operations given up on after their timeout, since New
 	Refused int64 // operations refused because others were stuck, since New
@@ -98,8 +99,8 @@ type Guard struct {
 	mu        sync.Mutex
 	abandoned map[*call]struct{} // given up on, still running
 
-	nabandoned      atomic.Int64
-	stalls, refused atomic.Int64
+	nabandoned               atomic.Int64
+	started, stalls, refused atomic.Int64
 
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -204,6 +205,7 @@ func (g *Guard) DoTimeout(ctx context.Context, op Op, timeout time.Duration, fn,
 		// thread for ever.
 		return refusal{fmt.Errorf("%s: %w", op, err)}
 	}
+	g.started.Add(1)
 	c := &call{op: op, start: time.Now(), timeout: timeout, done: make(chan struct{})}
 	go func() {
 		fn()
@@ -298,7 +300,7 @@ func (g *Guard) Close() { g.closeOnce.Do(func() { close(g.closed) }) }
 
 // Stats reads the counters.
 func (g *Guard) Stats() Stats {
-	return Stats{Stuck: int64(len(g.StuckOps())), Stalls: g.stalls.Load(), Refused: g.refused.Load()}
+	return Stats{Started: g.started.Load(), Stuck: int64(len(g.StuckOps())), Stalls: g.stalls.Load(), Refused: g.refused.Load()}
 }
 
 // StuckOps lists the stuck operations, longest stuck first.
