@@ -2,6 +2,7 @@ package flightserver
 
 import (
 	"net"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,11 +29,29 @@ type connLimit struct {
 	cut   func(limit string) // counts a connection closed for stalling
 
 	mu    sync.Mutex
-	conns map[string]*limitedConn // by remote address
+	conns map[connKey]*limitedConn // by remote address
+}
+
+// connKey is a remote address as a map key: a TCP address by value, so
+// that finding an RPC's connection (watch.go, once per RPC) formats no
+// string; any other address by its String.
+type connKey struct {
+	tcp   netip.AddrPort
+	other string
+}
+
+func keyOf(addr net.Addr) connKey {
+	if a, ok := addr.(*net.TCPAddr); ok {
+		ap := a.AddrPort()
+		// NB: unmapped, so that an IPv4 address reads alike in its 4-
+		// and 16-byte forms.
+		return connKey{tcp: netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())}
+	}
+	return connKey{other: addr.String()}
 }
 
 func newConnLimit(max int, stall time.Duration, cut func(string)) *connLimit {
-	return &connLimit{slots: make(chan struct{}, max), stall: stall, cut: cut, conns: map[string]*limitedConn{}}
+	return &connLimit{slots: make(chan struct{}, max), stall: stall, cut: cut, conns: map[connKey]*limitedConn{}}
 }
 
 // listen wraps lis: its connections count against the cap, and are
@@ -50,7 +69,7 @@ func (l *connLimit) conn(addr net.Addr) *limitedConn {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.conns[addr.String()]
+	return l.conns[keyOf(addr)]
 }
 
 func (l *connLimit) sweepEvery(done <-chan struct{}) {
@@ -109,7 +128,7 @@ func (ll *limitedListener) Accept() (net.Conn, error) {
 		<-ll.l.slots
 		return nil, err
 	}
-	lc := &limitedConn{Conn: c, l: ll.l, key: c.RemoteAddr().String(), progress: time.Now()}
+	lc := &limitedConn{Conn: c, l: ll.l, key: keyOf(c.RemoteAddr()), progress: time.Now()}
 	ll.l.mu.Lock()
 	ll.l.conns[lc.key] = lc
 	ll.l.mu.Unlock()
@@ -127,7 +146,7 @@ func (ll *limitedListener) Close() error {
 type limitedConn struct {
 	net.Conn
 	l               *connLimit
-	key             string
+	key             connKey
 	closeOnce       sync.Once
 	queued, written atomic.Int64
 	lastWritten     int64     // sweep's
