@@ -432,62 +432,93 @@ func writeElemJSON(sb *strings.Builder, parent, t *marshal.Type, what string, v 
 	return nil
 }
 
-// writeListJSON follows ListType.setOrListToJsonString: "[e1, e2]".
-func writeListJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
-	et, err := elem(t, 0)
+// writeNextJSON reads the next length-prefixed element of r and writes it
+// as an element of type t: what names it to the reader ("element") and
+// label to the error of a bad value ("element 3").
+func (r *reader) writeNextJSON(sb *strings.Builder, t *marshal.Type, what, label string) error {
+	v, null, err := r.value(what)
 	if err != nil {
 		return err
 	}
-	r := reader{t: t, b: b}
-	n, err := r.count()
-	if err != nil {
-		return err
-	}
-	sb.WriteByte('[')
+	return writeElemJSON(sb, r.t, t, label, v, null)
+}
+
+// writeSeqJSON writes n items between open and close, separated by ", ",
+// as every toJSONString of a collection, tuple, UDT or vector does; item
+// writes the i-th.
+func writeSeqJSON(sb *strings.Builder, open, close byte, n int, item func(i int) error) error {
+	sb.WriteByte(open)
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			sb.WriteString(", ")
 		}
-		v, null, err := r.value("element")
-		if err != nil {
-			return err
-		}
-		if err := writeElemJSON(sb, t, et, fmt.Sprintf("element %d", i), v, null); err != nil {
+		if err := item(i); err != nil {
 			return err
 		}
 	}
-	sb.WriteByte(']')
+	sb.WriteByte(close)
+	return nil
+}
+
+// writeElemsJSON writes n items as writeSeqJSON does and then checks that
+// they were all the value held.
+func (r *reader) writeElemsJSON(sb *strings.Builder, open, close byte, n int, item func(i int) error) error {
+	if err := writeSeqJSON(sb, open, close, n, item); err != nil {
+		return err
+	}
 	return r.end()
+}
+
+// writeComponentJSON writes the next component of a tuple or UDT, or null
+// where the value ends before it (one written before the type was
+// extended).
+func (r *reader) writeComponentJSON(sb *strings.Builder, t *marshal.Type, what, label string) error {
+	if r.done() {
+		sb.WriteString("null")
+		return nil
+	}
+	return r.writeNextJSON(sb, t, what, label)
+}
+
+// openCollection checks that the collection type t has its params type
+// parameters and reads the element count at the start of b.
+func openCollection(t *marshal.Type, b []byte, params int) (*reader, int, error) {
+	for i := 0; i < params; i++ {
+		if _, err := elem(t, i); err != nil {
+			return nil, 0, err
+		}
+	}
+	r := &reader{t: t, b: b}
+	n, err := r.count()
+	if err != nil {
+		return nil, 0, err
+	}
+	return r, n, nil
+}
+
+// writeListJSON follows ListType.setOrListToJsonString: "[e1, e2]".
+func writeListJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
+	r, n, err := openCollection(t, b, 1)
+	if err != nil {
+		return err
+	}
+	return r.writeElemsJSON(sb, '[', ']', n, func(i int) error {
+		return r.writeNextJSON(sb, t.Elems[0], "element", fmt.Sprintf("element %d", i))
+	})
 }
 
 // writeMapJSON follows MapType.toJSONString: JSON object keys must be
 // strings, so a key whose JSON form is not already a string (starts with a
 // quote) is quoted as a string: {"1": "a"}, {"[1, 2]": "x"}.
 func writeMapJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
-	kt, err := elem(t, 0)
+	r, n, err := openCollection(t, b, 2)
 	if err != nil {
 		return err
 	}
-	vt, err := elem(t, 1)
-	if err != nil {
-		return err
-	}
-	r := reader{t: t, b: b}
-	n, err := r.count()
-	if err != nil {
-		return err
-	}
-	sb.WriteByte('{')
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			sb.WriteString(", ")
-		}
-		k, null, err := r.value("key")
-		if err != nil {
-			return err
-		}
+	kt, vt := t.Elems[0], t.Elems[1]
+	return r.writeElemsJSON(sb, '{', '}', n, func(i int) error {
 		var ks strings.Builder
-		if err := writeElemJSON(&ks, t, kt, fmt.Sprintf("key %d", i), k, null); err != nil {
+		if err := r.writeNextJSON(&ks, kt, "key", fmt.Sprintf("key %d", i)); err != nil {
 			return err
 		}
 		if key := ks.String(); strings.HasPrefix(key, `"`) {
@@ -496,16 +527,8 @@ func writeMapJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
 			sb.WriteString(jsonQuote(key))
 		}
 		sb.WriteString(": ")
-		v, null, err := r.value("value")
-		if err != nil {
-			return err
-		}
-		if err := writeElemJSON(sb, t, vt, fmt.Sprintf("value %d", i), v, null); err != nil {
-			return err
-		}
-	}
-	sb.WriteByte('}')
-	return r.end()
+		return r.writeNextJSON(sb, vt, "value", fmt.Sprintf("value %d", i))
+	})
 }
 
 // writeTupleJSON follows TupleType.toJSONString: "[c1, c2]", null for a
@@ -513,25 +536,9 @@ func writeMapJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
 // the type was extended) render as null too.
 func writeTupleJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
 	r := reader{t: t, b: b}
-	sb.WriteByte('[')
-	for i, ct := range t.Elems {
-		if i > 0 {
-			sb.WriteString(", ")
-		}
-		if r.done() {
-			sb.WriteString("null")
-			continue
-		}
-		v, null, err := r.value("component")
-		if err != nil {
-			return err
-		}
-		if err := writeElemJSON(sb, t, ct, fmt.Sprintf("component %d", i), v, null); err != nil {
-			return err
-		}
-	}
-	sb.WriteByte(']')
-	return r.end()
+	return r.writeElemsJSON(sb, '[', ']', len(t.Elems), func(i int) error {
+		return r.writeComponentJSON(sb, t.Elems[i], "component", fmt.Sprintf("component %d", i))
+	})
 }
 
 // writeUDTJSON follows UserType.toJSONString: {"field": value, ...} with
@@ -539,11 +546,7 @@ func writeTupleJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
 // lower case is a quoted CQL identifier inside the JSON key: {"\"Zip\"": 1}.
 func writeUDTJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
 	r := reader{t: t, b: b}
-	sb.WriteByte('{')
-	for i, ft := range t.Elems {
-		if i > 0 {
-			sb.WriteString(", ")
-		}
+	return r.writeElemsJSON(sb, '{', '}', len(t.Elems), func(i int) error {
 		name := ""
 		if i < len(t.FieldNames) {
 			name = t.FieldNames[i]
@@ -554,20 +557,8 @@ func writeUDTJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
 		}
 		sb.WriteString(jsonQuote(name))
 		sb.WriteString(": ")
-		if r.done() {
-			sb.WriteString("null")
-			continue
-		}
-		v, null, err := r.value("field " + name)
-		if err != nil {
-			return err
-		}
-		if err := writeElemJSON(sb, t, ft, "field "+name, v, null); err != nil {
-			return err
-		}
-	}
-	sb.WriteByte('}')
-	return r.end()
+		return r.writeComponentJSON(sb, t.Elems[i], "field "+name, "field "+name)
+	})
 }
 
 // vectorElems splits a vector value: Dim elements, packed without lengths
@@ -618,17 +609,9 @@ func writeVectorJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
 	if err != nil {
 		return err
 	}
-	sb.WriteByte('[')
-	for i, e := range elems {
-		if i > 0 {
-			sb.WriteString(", ")
-		}
-		if err := writeJSON(sb, et, e); err != nil {
-			return fmt.Errorf("render %s value: element %d: %w", t, i, err)
-		}
-	}
-	sb.WriteByte(']')
-	return nil
+	return writeSeqJSON(sb, '[', ']', len(elems), func(i int) error {
+		return writeElemJSON(sb, t, et, fmt.Sprintf("element %d", i), elems[i], false)
+	})
 }
 
 // tupleString follows TupleType.getString (UserType inherits it): the
