@@ -30,14 +30,14 @@ func (c *Config) resolveAuth() error {
 	if c.AuthTokenFile != "" {
 		field, value = "AuthTokenFile", strconv.Quote(c.AuthTokenFile)
 		if c.AuthToken != "" {
-			return &ConfigError{field, value, "given with AuthToken too: give the token one way, not both"}
+			return &ConfigError{Field: field, Value: value, Reason: "given with AuthToken too: give the token one way, not both"}
 		}
 		tok, err := readTokenFile(c.AuthTokenFile)
 		if err != nil {
-			return &ConfigError{field, value, err.Error()}
+			return &ConfigError{Field: field, Value: value, Reason: err.Error()}
 		}
 		if tok == "" {
-			return &ConfigError{field, value, "holds no token (empty or only whitespace): refusing to serve without authentication; give no token file to serve without a token"}
+			return &ConfigError{Field: field, Value: value, Reason: "holds no token (empty or only whitespace): refusing to serve without authentication; give no token file to serve without a token"}
 		}
 		c.AuthToken = tok
 	}
@@ -45,14 +45,14 @@ func (c *Config) resolveAuth() error {
 		return nil
 	}
 	if n := len(c.AuthToken); n < MinAuthTokenLen {
-		return &ConfigError{field, value, fmt.Sprintf("the token has %d characters, at least %d are required (e.g. openssl rand -hex 32)", n, MinAuthTokenLen)}
+		return &ConfigError{Field: field, Value: value, Reason: fmt.Sprintf("the token has %d characters, at least %d are required (e.g. openssl rand -hex 32)", n, MinAuthTokenLen)}
 	}
 	for i := 0; i < len(c.AuthToken); i++ {
 		// NB: clients send it in a gRPC header, whose values are
 		// visible ASCII: a token with a space, a control character or
 		// a non-ASCII byte is one no client could send reliably.
 		if b := c.AuthToken[i]; b < 0x21 || b > 0x7e {
-			return &ConfigError{field, value, fmt.Sprintf("the token's character %d is not visible ASCII (a space, a control character or non-ASCII): clients send it in a header", i+1)}
+			return &ConfigError{Field: field, Value: value, Reason: fmt.Sprintf("the token's character %d is not visible ASCII (a space, a control character or non-ASCII): clients send it in a header", i+1)}
 		}
 	}
 	return nil

@@ -3,7 +3,6 @@ package flightserver
 import (
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"log/slog"
 	"math"
 	"os"
@@ -169,17 +168,9 @@ const (
 // ConfigError is a Config value New refuses. Field is spelled as in
 // Config ("Snapshot.Window" for a field of Snapshot), Value as given
 // (empty when the field is missing), so the command can name the flag
-// that set it.
-type ConfigError struct {
-	Field, Value, Reason string
-}
-
-func (e *ConfigError) Error() string {
-	if e.Value == "" {
-		return fmt.Sprintf("config %s: %s", e.Field, e.Reason)
-	}
-	return fmt.Sprintf("config %s %s: %s", e.Field, e.Value, e.Reason)
-}
+// that set it. It is snapshot's ConfigError, so that one type (and one
+// message format) serves both Configs.
+type ConfigError = snapshot.ConfigError
 
 // resolve applies the defaults and checks every value of the server's
 // own: the one place either happens. Snapshot is passed on to
@@ -188,27 +179,27 @@ func (e *ConfigError) Error() string {
 func (c *Config) resolve() error {
 	switch {
 	case c.MaxStreams < 0:
-		return &ConfigError{"MaxStreams", strconv.Itoa(c.MaxStreams), "must not be negative (0: 2 per CPU)"}
+		return &ConfigError{Field: "MaxStreams", Value: strconv.Itoa(c.MaxStreams), Reason: "must not be negative (0: 2 per CPU)"}
 	case c.AdmissionWait < 0:
-		return &ConfigError{"AdmissionWait", c.AdmissionWait.String(), "must not be negative (0: " + DefaultAdmissionWait.String() + ")"}
+		return &ConfigError{Field: "AdmissionWait", Value: c.AdmissionWait.String(), Reason: "must not be negative (0: " + DefaultAdmissionWait.String() + ")"}
 	case c.BatchRows < 0:
-		return &ConfigError{"BatchRows", strconv.Itoa(c.BatchRows), "must not be negative (0: " + strconv.Itoa(DefaultBatchRows) + ")"}
+		return &ConfigError{Field: "BatchRows", Value: strconv.Itoa(c.BatchRows), Reason: "must not be negative (0: " + strconv.Itoa(DefaultBatchRows) + ")"}
 	case c.BatchBytes < 0:
-		return &ConfigError{"BatchBytes", strconv.Itoa(c.BatchBytes), "must not be negative (0: " + strconv.Itoa(DefaultBatchBytes) + ")"}
+		return &ConfigError{Field: "BatchBytes", Value: strconv.Itoa(c.BatchBytes), Reason: "must not be negative (0: " + strconv.Itoa(DefaultBatchBytes) + ")"}
 	case c.IOTimeout < 0:
-		return &ConfigError{"IOTimeout", c.IOTimeout.String(), "must not be negative (0: " + DefaultIOTimeout.String() + ")"}
+		return &ConfigError{Field: "IOTimeout", Value: c.IOTimeout.String(), Reason: "must not be negative (0: " + DefaultIOTimeout.String() + ")"}
 	case c.MaxStuckIO < 0:
-		return &ConfigError{"MaxStuckIO", strconv.Itoa(c.MaxStuckIO), "must not be negative (0: " + strconv.Itoa(DefaultMaxStuckIO) + ")"}
+		return &ConfigError{Field: "MaxStuckIO", Value: strconv.Itoa(c.MaxStuckIO), Reason: "must not be negative (0: " + strconv.Itoa(DefaultMaxStuckIO) + ")"}
 	}
 	switch {
 	case c.TLSCert != "" && c.TLSKey == "":
-		return &ConfigError{"TLSKey", "", "required with a TLS certificate: its private key"}
+		return &ConfigError{Field: "TLSKey", Reason: "required with a TLS certificate: its private key"}
 	case c.TLSCert == "" && c.TLSKey != "":
-		return &ConfigError{"TLSCert", "", "required with a TLS key: its certificate"}
+		return &ConfigError{Field: "TLSCert", Reason: "required with a TLS key: its certificate"}
 	case c.TLSCert == "" && c.ClientCA != "":
 		// A client CA without TLS would serve plaintext to anyone while
 		// the operator believes client certificates are checked.
-		return &ConfigError{"TLSCert", "", "required with a client CA: client certificates are checked only over TLS"}
+		return &ConfigError{Field: "TLSCert", Reason: "required with a client CA: client certificates are checked only over TLS"}
 	}
 	if err := c.resolveAuth(); err != nil {
 		return err
@@ -257,7 +248,7 @@ func (c *Config) resolveLimits() error {
 	}{{"MaxRequestBytes", c.MaxRequestBytes}, {"MaxDecodeBytes", c.MaxDecodeBytes}, {"MaxRequests", c.MaxRequests},
 		{"MaxConnStreams", c.MaxConnStreams}, {"MaxConns", c.MaxConns}} {
 		if f.v < 0 {
-			return &ConfigError{f.name, strconv.Itoa(f.v), "must not be negative (0: the default)"}
+			return &ConfigError{Field: f.name, Value: strconv.Itoa(f.v), Reason: "must not be negative (0: the default)"}
 		}
 	}
 	for _, f := range []struct {
@@ -266,16 +257,16 @@ func (c *Config) resolveLimits() error {
 	}{{"StreamStallTimeout", c.StreamStallTimeout}, {"HandshakeTimeout", c.HandshakeTimeout}, {"ConnIdleTimeout", c.ConnIdleTimeout},
 		{"ConnMaxAge", c.ConnMaxAge}, {"ConnMaxAgeGrace", c.ConnMaxAgeGrace}} {
 		if f.v < 0 {
-			return &ConfigError{f.name, f.v.String(), "must not be negative (0: the default)"}
+			return &ConfigError{Field: f.name, Value: f.v.String(), Reason: "must not be negative (0: the default)"}
 		}
 	}
 	if c.MaxConnStreams > math.MaxInt32 {
-		return &ConfigError{"MaxConnStreams", strconv.Itoa(c.MaxConnStreams), "must be at most " + strconv.Itoa(math.MaxInt32)}
+		return &ConfigError{Field: "MaxConnStreams", Value: strconv.Itoa(c.MaxConnStreams), Reason: "must be at most " + strconv.Itoa(math.MaxInt32)}
 	}
 	setDefault(&c.MaxRequestBytes, DefaultMaxRequestBytes)
 	setDefault(&c.MaxDecodeBytes, 2*c.MaxRequestBytes)
 	if c.MaxDecodeBytes < c.MaxRequestBytes {
-		return &ConfigError{"MaxDecodeBytes", strconv.Itoa(c.MaxDecodeBytes), "must be at least MaxRequestBytes (" + strconv.Itoa(c.MaxRequestBytes) + "), or the largest request could never be read"}
+		return &ConfigError{Field: "MaxDecodeBytes", Value: strconv.Itoa(c.MaxDecodeBytes), Reason: "must be at least MaxRequestBytes (" + strconv.Itoa(c.MaxRequestBytes) + "), or the largest request could never be read"}
 	}
 	setDefault(&c.MaxRequests, 64+4*c.MaxStreams)
 	setDefault(&c.MaxConnStreams, DefaultMaxConnStreams)

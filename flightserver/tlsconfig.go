@@ -29,28 +29,28 @@ func (c *Config) resolveTLS() error {
 	}
 	certPEM, err := readPEMFile(c.TLSCert)
 	if err != nil {
-		return &ConfigError{"TLSCert", strconv.Quote(c.TLSCert), err.Error()}
+		return &ConfigError{Field: "TLSCert", Value: strconv.Quote(c.TLSCert), Reason: err.Error()}
 	}
 	keyPEM, err := readPEMFile(c.TLSKey)
 	if err != nil {
-		return &ConfigError{"TLSKey", strconv.Quote(c.TLSKey), err.Error()}
+		return &ConfigError{Field: "TLSKey", Value: strconv.Quote(c.TLSKey), Reason: err.Error()}
 	}
 	if !hasBlock(certPEM, "CERTIFICATE") {
-		return &ConfigError{"TLSCert", strconv.Quote(c.TLSCert), "holds no certificate (no PEM CERTIFICATE block)"}
+		return &ConfigError{Field: "TLSCert", Value: strconv.Quote(c.TLSCert), Reason: "holds no certificate (no PEM CERTIFICATE block)"}
 	}
 	if err := checkPrivateKey(keyPEM); err != nil {
-		return &ConfigError{"TLSKey", strconv.Quote(c.TLSKey), err.Error()}
+		return &ConfigError{Field: "TLSKey", Value: strconv.Quote(c.TLSKey), Reason: err.Error()}
 	}
 	cert, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
 		// Both parse (checked above): the key is another's.
-		return &ConfigError{"TLSKey", strconv.Quote(c.TLSKey), "not the private key of the certificate: " + err.Error()}
+		return &ConfigError{Field: "TLSKey", Value: strconv.Quote(c.TLSKey), Reason: "not the private key of the certificate: " + err.Error()}
 	}
 	tc := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	if c.ClientCA != "" {
 		pool, err := readCAFile(c.ClientCA)
 		if err != nil {
-			return &ConfigError{"ClientCA", strconv.Quote(c.ClientCA), err.Error()}
+			return &ConfigError{Field: "ClientCA", Value: strconv.Quote(c.ClientCA), Reason: err.Error()}
 		}
 		tc.ClientCAs, tc.ClientAuth = pool, tls.RequireAndVerifyClientCert
 	}
