@@ -90,11 +90,7 @@ func javaDouble(v float64, bits int) string {
 // when scale >= 0 and the adjusted exponent is >= -6, otherwise scientific
 // with a signed exponent ("1E+10", "-1E-21", "1.50E+3").
 func javaBigDecimal(unscaled *big.Int, scale int32) string {
-	digits := new(big.Int).Abs(unscaled).String()
-	sign := ""
-	if unscaled.Sign() < 0 {
-		sign = "-"
-	}
+	sign, digits := signDigits(unscaled)
 	adjusted := -int64(scale) + int64(len(digits)-1)
 	if scale >= 0 && adjusted >= -6 {
 		return sign + plainDigits(digits, int64(scale))
@@ -117,11 +113,7 @@ func javaBigDecimal(unscaled *big.Int, scale int32) string {
 // javaBigDecimalPlain formats as BigDecimal.toPlainString, which
 // DecimalSerializer.toString (and so getString) uses: never an exponent.
 func javaBigDecimalPlain(unscaled *big.Int, scale int32) string {
-	digits := new(big.Int).Abs(unscaled).String()
-	sign := ""
-	if unscaled.Sign() < 0 {
-		sign = "-"
-	}
+	sign, digits := signDigits(unscaled)
 	if scale < 0 {
 		if unscaled.Sign() == 0 {
 			// toPlainString special-cases zero: "0", not "000".
@@ -130,6 +122,16 @@ func javaBigDecimalPlain(unscaled *big.Int, scale int32) string {
 		return sign + digits + strings.Repeat("0", int(-int64(scale)))
 	}
 	return sign + plainDigits(digits, int64(scale))
+}
+
+// signDigits splits a BigDecimal's unscaled value into its sign ("-" or
+// "") and the decimal digits of its magnitude, which both toString forms
+// then place.
+func signDigits(unscaled *big.Int) (sign, digits string) {
+	if unscaled.Sign() < 0 {
+		sign = "-"
+	}
+	return sign, new(big.Int).Abs(unscaled).String()
 }
 
 // plainDigits places a decimal point scale digits from the right of
@@ -181,6 +183,27 @@ func pad(b *strings.Builder, v, width int) {
 	b.WriteString(s)
 }
 
+// writeMonthDay writes the "-MM-dd" that follows the year in timestamps
+// and dates alike.
+func writeMonthDay(b *strings.Builder, t time.Time) {
+	b.WriteByte('-')
+	pad(b, int(t.Month()), 2)
+	b.WriteByte('-')
+	pad(b, t.Day(), 2)
+}
+
+// writeClock writes "HH:mm:ss." and a fraction of width digits, the time
+// of day of timestamps (milliseconds) and times (nanoseconds) alike.
+func writeClock(b *strings.Builder, hour, minute, second, frac, width int) {
+	pad(b, hour, 2)
+	b.WriteByte(':')
+	pad(b, minute, 2)
+	b.WriteByte(':')
+	pad(b, second, 2)
+	b.WriteByte('.')
+	pad(b, frac, width)
+}
+
 // javaTimestamp formats epoch milliseconds in UTC as "yyyy-MM-dd HH:mm:ss.SSSX"
 // (sep ' ', TimestampSerializer's JSON format) or
 // "yyyy-MM-dd'T'HH:mm:ss.SSSX" (sep 'T', its UTC format used by getString),
@@ -189,18 +212,9 @@ func javaTimestamp(ms int64, sep byte) string {
 	t := time.UnixMilli(ms).UTC()
 	var b strings.Builder
 	javaYearOfEra(&b, t.Year())
-	b.WriteByte('-')
-	pad(&b, int(t.Month()), 2)
-	b.WriteByte('-')
-	pad(&b, t.Day(), 2)
+	writeMonthDay(&b, t)
 	b.WriteByte(sep)
-	pad(&b, t.Hour(), 2)
-	b.WriteByte(':')
-	pad(&b, t.Minute(), 2)
-	b.WriteByte(':')
-	pad(&b, t.Second(), 2)
-	b.WriteByte('.')
-	pad(&b, t.Nanosecond()/1e6, 3)
+	writeClock(&b, t.Hour(), t.Minute(), t.Second(), t.Nanosecond()/1e6, 3)
 	b.WriteByte('Z')
 	return b.String()
 }
@@ -213,10 +227,7 @@ func javaDate(raw uint32) string {
 	t := time.Unix(days*86400, 0).UTC()
 	var b strings.Builder
 	javaISOYear(&b, t.Year())
-	b.WriteByte('-')
-	pad(&b, int(t.Month()), 2)
-	b.WriteByte('-')
-	pad(&b, t.Day(), 2)
+	writeMonthDay(&b, t)
 	return b.String()
 }
 
@@ -228,13 +239,7 @@ func javaTime(nanos int64) (string, bool) {
 		return "", false
 	}
 	var b strings.Builder
-	pad(&b, int(nanos/3600e9), 2)
-	b.WriteByte(':')
-	pad(&b, int(nanos/60e9%60), 2)
-	b.WriteByte(':')
-	pad(&b, int(nanos/1e9%60), 2)
-	b.WriteByte('.')
-	pad(&b, int(nanos%1e9), 9)
+	writeClock(&b, int(nanos/3600e9), int(nanos/60e9%60), int(nanos/1e9%60), int(nanos%1e9), 9)
 	return b.String(), true
 }
 
