@@ -63,16 +63,27 @@ func decodeWeight(d *flight.FlightDescriptor) int64 {
 	return int64(n)
 }
 
-func (s *service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*flight.SchemaResult, error) {
-	n := decodeWeight(d)
+// decodeCommand reads a descriptor's command under the decoding budget:
+// it takes the descriptor's weight n first, and the caller gives n back
+// once it has planned. On error nothing is held.
+func (s *service) decodeCommand(ctx context.Context, d *flight.FlightDescriptor) (c *Command, n int64, err error) {
+	n = decodeWeight(d)
 	if err := s.decoding.acquire(ctx, n); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	defer s.decoding.release(n)
-	c, err := command(d)
+	if c, err = command(d); err != nil {
+		s.decoding.release(n)
+		return nil, 0, err
+	}
+	return c, n, nil
+}
+
+func (s *service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*flight.SchemaResult, error) {
+	c, n, err := s.decodeCommand(ctx, d)
 	if err != nil {
 		return nil, err
 	}
+	defer s.decoding.release(n)
 	l, proj, err := s.acquireProjected(ctx, c)
 	if err != nil {
 		return nil, err
@@ -84,15 +95,11 @@ func (s *service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*f
 func (s *service) GetFlightInfo(ctx context.Context, d *flight.FlightDescriptor) (*flight.FlightInfo, error) {
 	start := time.Now() // a latency: real time, not Config.Now
 	defer func() { s.metrics.phase.WithLabelValues("plan").Observe(time.Since(start).Seconds()) }()
-	n := decodeWeight(d)
-	if err := s.decoding.acquire(ctx, n); err != nil {
-		return nil, err
-	}
-	defer s.decoding.release(n)
-	c, err := command(d)
+	c, n, err := s.decodeCommand(ctx, d)
 	if err != nil {
 		return nil, err
 	}
+	defer s.decoding.release(n)
 	return s.plan(ctx, c, d)
 }
 
