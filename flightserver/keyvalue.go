@@ -137,7 +137,7 @@ func encodeText(t *marshal.Type, s string, quoted bool) ([]byte, error) {
 		if !ok {
 			return nil, fmt.Errorf("want an integer")
 		}
-		return twosComplement(v), nil
+		return marshal.AppendVarInt(nil, v), nil
 	case marshal.Decimal:
 		return decimalBytes(s)
 	}
@@ -173,29 +173,6 @@ func parseTimeOfDay(s string) (int64, error) {
 	return ns, nil
 }
 
-// twosComplement is Java's BigInteger.toByteArray(): the shortest
-// big-endian two's complement form.
-func twosComplement(v *big.Int) []byte {
-	if v.Sign() >= 0 {
-		b := v.Bytes()
-		if len(b) == 0 || b[0]&0x80 != 0 {
-			b = append([]byte{0}, b...)
-		}
-		return b
-	}
-	// -v - 1, inverted, with a leading 0xff when the sign bit is clear.
-	m := new(big.Int).Neg(v)
-	m.Sub(m, big.NewInt(1))
-	b := m.Bytes()
-	for i := range b {
-		b[i] = ^b[i]
-	}
-	if len(b) == 0 || b[0]&0x80 == 0 {
-		b = append([]byte{0xff}, b...)
-	}
-	return b
-}
-
 // decimalBytes is DecimalType's form: int32 scale, then the unscaled
 // value as a varint.
 func decimalBytes(s string) ([]byte, error) {
@@ -214,5 +191,5 @@ func decimalBytes(s string) ([]byte, error) {
 	if !ok || scale < math.MinInt32 || scale > math.MaxInt32 {
 		return nil, fmt.Errorf("want a decimal")
 	}
-	return append(binary.BigEndian.AppendUint32(nil, uint32(int32(scale))), twosComplement(v)...), nil
+	return marshal.AppendVarInt(binary.BigEndian.AppendUint32(nil, uint32(int32(scale))), v), nil
 }

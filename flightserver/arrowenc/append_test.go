@@ -34,22 +34,7 @@ func bigText(s string) *big.Int {
 
 // twos encodes v as Cassandra's varint: minimal big-endian two's
 // complement.
-func twos(v *big.Int) []byte {
-	if v.Sign() >= 0 {
-		b := v.Bytes()
-		if len(b) == 0 || b[0]&0x80 != 0 {
-			b = append([]byte{0}, b...)
-		}
-		return b
-	}
-	n := (v.BitLen() + 8) / 8 // room for the sign bit
-	m := new(big.Int).Lsh(big.NewInt(1), uint(8*n))
-	b := m.Add(m, v).Bytes()
-	for len(b) < n {
-		b = append([]byte{0xff}, b...)
-	}
-	return b
-}
+func twos(v *big.Int) []byte { return marshal.AppendVarInt(nil, v) }
 
 func address() *marshal.Type {
 	return udtOf("address", []string{"street", "zip", "loc"},
@@ -140,6 +125,7 @@ func valueCases() []valueCase {
 		{"varint int64 min", nat(marshal.VarInt), be64(math.MinInt64), "-9223372036854775808", false},
 		{"varint 2^100", nat(marshal.VarInt), twos(big100), big100.String(), false},
 		{"varint -2^71", nat(marshal.VarInt), twos(neg2e71), neg2e71.String(), false},
+		{"varint -2^71, a redundant sign byte", nat(marshal.VarInt), unhex("ff800000000000000000"), neg2e71.String(), false},
 		{"varint -2^64", nat(marshal.VarInt), unhex("ff0000000000000000"), neg2e64.String(), false},
 		{"varint huge negative", nat(marshal.VarInt), twos(huge), huge.String(), false},
 		{"varint empty", nat(marshal.VarInt), []byte{}, nil, false},

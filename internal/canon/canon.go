@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"math/big"
 	"net/netip"
 	"strconv"
 	"time"
@@ -69,13 +68,13 @@ func leaf(t *marshal.Type, b []byte) (any, error) {
 	case marshal.BigInt, marshal.Counter:
 		return strconv.FormatInt(int64(binary.BigEndian.Uint64(b)), 10), nil
 	case marshal.VarInt:
-		return signedBig(b).String(), nil
+		return marshal.DecodeVarInt(b).String(), nil
 	case marshal.Decimal:
 		if len(b) < 4 {
 			return nil, fail(t, b)
 		}
 		scale := int32(binary.BigEndian.Uint32(b))
-		return signedBig(b[4:]).String() + "e" + strconv.Itoa(-int(scale)), nil
+		return marshal.DecodeVarInt(b[4:]).String() + "e" + strconv.Itoa(-int(scale)), nil
 	case marshal.Float:
 		return corpus.Float(float64(math.Float32frombits(binary.BigEndian.Uint32(b))), 32), nil
 	case marshal.Double:
@@ -109,15 +108,6 @@ func leaf(t *marshal.Type, b []byte) (any, error) {
 		return map[string]any{"months": vals[0], "days": vals[1], "nanos": vals[2]}, nil
 	}
 	return nil, fmt.Errorf("render %s: unsupported type", t)
-}
-
-// signedBig decodes a big-endian two's complement integer.
-func signedBig(b []byte) *big.Int {
-	v := new(big.Int).SetBytes(b)
-	if len(b) > 0 && b[0]&0x80 != 0 {
-		v.Sub(v, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
-	}
-	return v
 }
 
 // elements splits n [int32 length][bytes] values (negative length: null).

@@ -257,7 +257,7 @@ func scalarText(t *marshal.Type, b []byte) (s string, quoted bool, err error) {
 		}
 		return fmt.Sprint(int64(binary.BigEndian.Uint64(b))), false, nil
 	case marshal.VarInt:
-		return twosComplement(b).String(), false, nil
+		return marshal.DecodeVarInt(b).String(), false, nil
 	case marshal.UUID, marshal.TimeUUID:
 		if len(b) != 16 {
 			return "", false, lengthErr(t, 16, len(b))
@@ -313,16 +313,6 @@ func checkText(t *marshal.Type, b []byte) error {
 	return nil
 }
 
-// twosComplement decodes a big-endian two's-complement integer (Java's
-// BigInteger(byte[]) encoding); empty is zero.
-func twosComplement(b []byte) *big.Int {
-	v := new(big.Int).SetBytes(b)
-	if len(b) > 0 && b[0]&0x80 != 0 {
-		v.Sub(v, new(big.Int).Lsh(big.NewInt(1), uint(len(b))*8))
-	}
-	return v
-}
-
 // decodeDecimal splits a DecimalType value: a 4-byte big-endian scale, then
 // the unscaled value in two's complement (at least one byte: Java's
 // BigInteger rejects a zero-length magnitude).
@@ -330,7 +320,7 @@ func decodeDecimal(t *marshal.Type, b []byte) (*big.Int, int32, error) {
 	if len(b) < 5 {
 		return nil, 0, fmt.Errorf("render %s value: want at least 5 bytes (scale and unscaled value), got %d", t, len(b))
 	}
-	return twosComplement(b[4:]), int32(binary.BigEndian.Uint32(b)), nil
+	return marshal.DecodeVarInt(b[4:]), int32(binary.BigEndian.Uint32(b)), nil
 }
 
 // decodeDuration reads DurationSerializer's months, days (signed vint

@@ -270,21 +270,12 @@ func compareVarInt(a, b []byte) int {
 	return compareSignedFirst(a, b)
 }
 
-// bigFromTwos decodes a big-endian two's complement number.
-func bigFromTwos(v []byte) *big.Int {
-	n := new(big.Int).SetBytes(v)
-	if len(v) > 0 && v[0]&0x80 != 0 {
-		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(8*len(v))))
-	}
-	return n
-}
-
 // compareDecimal orders two DecimalType values (int32 scale, varint
 // unscaled value; value = unscaled * 10^-scale) numerically.
 func compareDecimal(a, b []byte) int {
 	sa := int64(int32(binary.BigEndian.Uint32(a)))
 	sb := int64(int32(binary.BigEndian.Uint32(b)))
-	ua, ub := bigFromTwos(a[4:]), bigFromTwos(b[4:])
+	ua, ub := DecodeVarInt(a[4:]), DecodeVarInt(b[4:])
 	if c := cmp.Compare(ua.Sign(), ub.Sign()); c != 0 || ua.Sign() == 0 {
 		return c
 	}

@@ -37,26 +37,7 @@ func f64(v float64) []byte {
 
 // twos is the minimal big-endian two's complement encoding of v
 // (BigInteger.toByteArray).
-func twos(v *big.Int) []byte {
-	if v.Sign() >= 0 {
-		b := v.Bytes()
-		if len(b) == 0 || b[0]&0x80 != 0 {
-			b = append([]byte{0}, b...)
-		}
-		return b
-	}
-	// -v - 1, bitwise complemented.
-	m := new(big.Int).Neg(v)
-	m.Sub(m, big.NewInt(1))
-	b := m.Bytes()
-	if len(b) == 0 || b[0]&0x80 != 0 {
-		b = append([]byte{0}, b...)
-	}
-	for i := range b {
-		b[i] = ^b[i]
-	}
-	return b
-}
+func twos(v *big.Int) []byte { return marshal.AppendVarInt(nil, v) }
 
 func bigInt(s string) *big.Int {
 	v, ok := new(big.Int).SetString(s, 10)

@@ -49,9 +49,10 @@
 // share, for every package that reads or builds them (the SSTable decoder,
 // sstable/dump, the Arrow encoder, the Flight server's batcher and planner,
 // and tests): Cassandra's vints (ReadUvint, ReadVint, AppendUvint,
-// AppendVint, DecodeZigZag, EncodeZigZag; not Go's uvarint) in vint.go, and
+// AppendVint, DecodeZigZag, EncodeZigZag; not Go's uvarint) in vint.go,
 // CompositeType keys (ReadComponent, SplitComposite, SplitKey,
-// AppendComposite) in composite.go. Their errors wrap ErrMalformed; reads
-// never panic, and ReadUvint, ReadComponent and SplitComposite do not
-// allocate on success.
+// AppendComposite) in composite.go, and varint and decimal magnitudes in
+// Java's BigInteger form (AppendVarInt, DecodeVarInt) in varint.go. Their
+// errors wrap ErrMalformed; reads never panic, and ReadUvint,
+// ReadComponent and SplitComposite do not allocate on success.
 package marshal
