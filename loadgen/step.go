@@ -123,26 +123,15 @@ func (r *stepRun) note(err error) {
 // are run but not recorded.
 func (r *stepRun) closedLoop(ctx context.Context, wg *sync.WaitGroup) {
 	var next atomic.Uint64
-	for range r.conc {
-		rec := newRecorder()
-		r.recs = append(r.recs, rec)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				t0 := time.Now()
-				if !t0.Before(r.mEnd) || ctx.Err() != nil {
-					return
-				}
-				res, err := r.tg.Do(ctx, r.base+next.Add(1)-1)
-				end := time.Now()
-				if r.measured(t0) {
-					r.note(err)
-					rec.record(end.Sub(t0), res, err, end)
-				}
+	r.workers(wg, func(rec *recorder) {
+		for {
+			t0 := time.Now()
+			if !t0.Before(r.mEnd) || ctx.Err() != nil {
+				return
 			}
-		}()
-	}
+			r.do(ctx, rec, r.base+next.Add(1)-1, t0)
+		}
+	})
 }
 
 // openLoop: ops are due at fixed intervals from the step's start, and
@@ -189,21 +178,37 @@ func (r *stepRun) openLoop(ctx context.Context, wg *sync.WaitGroup) {
 			return
 		}
 	}()
+	r.workers(wg, func(rec *recorder) {
+		for j := range jobs {
+			r.do(ctx, rec, j.op, j.due)
+		}
+	})
+}
+
+// workers starts the step's conc workers, each running work with a
+// recorder of its own (merged in result), so that recording takes no
+// lock.
+func (r *stepRun) workers(wg *sync.WaitGroup, work func(rec *recorder)) {
 	for range r.conc {
 		rec := newRecorder()
 		r.recs = append(r.recs, rec)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range jobs {
-				res, err := r.tg.Do(ctx, j.op)
-				end := time.Now()
-				if r.measured(j.due) {
-					r.note(err)
-					rec.record(end.Sub(j.due), res, err, end)
-				}
-			}
+			work(rec)
 		}()
+	}
+}
+
+// do runs op and, when its latency clock (from: when it started, or was
+// due) lies in the measured window, counts and records it: latency from
+// from to the op's end.
+func (r *stepRun) do(ctx context.Context, rec *recorder, op uint64, from time.Time) {
+	res, err := r.tg.Do(ctx, op)
+	end := time.Now()
+	if r.measured(from) {
+		r.note(err)
+		rec.record(end.Sub(from), res, err, end)
 	}
 }
 
