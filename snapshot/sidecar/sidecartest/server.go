@@ -45,9 +45,9 @@ func New(dataDirs ...string) *Server {
 	s.sstables.learnAll(s.dataDirs) // what the node has open as it runs
 	const snap = "/api/v1/keyspaces/{keyspace}/tables/{table}/snapshots/{snapshot}"
 	mux := http.NewServeMux()
-	mux.HandleFunc("PUT "+snap, s.create)
-	mux.HandleFunc("GET "+snap, s.list)
-	mux.HandleFunc("DELETE "+snap, s.clear)
+	mux.HandleFunc("PUT "+snap, s.onSnapshot(true, s.create))
+	mux.HandleFunc("GET "+snap, s.onSnapshot(false, s.list))
+	mux.HandleFunc("DELETE "+snap, s.onSnapshot(true, s.clear))
 	mux.HandleFunc("GET "+snap+"/components/{component}", s.stream)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path)

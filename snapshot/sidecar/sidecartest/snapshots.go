@@ -28,14 +28,25 @@ func (s *Server) snapshotDirs(r *http.Request) ([]tableDir, error) {
 	return dirs, nil
 }
 
-func (s *Server) create(w http.ResponseWriter, r *http.Request) {
-	s.snapMu.Lock()
-	defer s.snapMu.Unlock()
-	snaps, err := s.snapshotDirs(r)
-	if err != nil {
-		answer(w, err)
-		return
+// onSnapshot serves a request on a snapshot with h, given the snapshot's
+// directories (snapshotDirs); serialized holds snapMu while h runs, for
+// the requests that create or clear.
+func (s *Server) onSnapshot(serialized bool, h func(w http.ResponseWriter, r *http.Request, snaps []tableDir)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if serialized {
+			s.snapMu.Lock()
+			defer s.snapMu.Unlock()
+		}
+		snaps, err := s.snapshotDirs(r)
+		if err != nil {
+			answer(w, err)
+			return
+		}
+		h(w, r, snaps)
 	}
+}
+
+func (s *Server) create(w http.ResponseWriter, r *http.Request, snaps []tableDir) {
 	for _, sd := range snaps {
 		if _, err := os.Stat(sd.path); err == nil {
 			fail(w, http.StatusConflict, fmt.Sprintf("Snapshot %s already exists", r.PathValue("snapshot")))
@@ -100,12 +111,7 @@ type fileInfo struct {
 	FileName     string `json:"fileName"`
 }
 
-func (s *Server) list(w http.ResponseWriter, r *http.Request) {
-	snaps, err := s.snapshotDirs(r)
-	if err != nil {
-		answer(w, err)
-		return
-	}
+func (s *Server) list(w http.ResponseWriter, r *http.Request, snaps []tableDir) {
 	// Sidecar lists secondary index directories' files (one level down,
 	// named "<.index>/<file>") only when asked to.
 	depth := 1
@@ -173,14 +179,7 @@ func listFiles(dir string, depth int) ([]namedSize, error) {
 	return out, nil
 }
 
-func (s *Server) clear(w http.ResponseWriter, r *http.Request) {
-	s.snapMu.Lock()
-	defer s.snapMu.Unlock()
-	snaps, err := s.snapshotDirs(r)
-	if err != nil {
-		answer(w, err)
-		return
-	}
+func (s *Server) clear(w http.ResponseWriter, r *http.Request, snaps []tableDir) {
 	found := false
 	for _, sd := range snaps {
 		if _, err := os.Stat(sd.path); err != nil {
