@@ -2,7 +2,8 @@ package flightserver
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -60,11 +61,7 @@ func (r *rpcs) describe() string {
 	if n == 0 {
 		return "no RPC"
 	}
-	names := make([]string, 0, len(by))
-	for name := range by {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(by))
 	parts := make([]string, len(names))
 	for i, name := range names {
 		parts[i] = fmt.Sprintf("%s ×%d for %v", name, by[name].n, by[name].oldest.Round(time.Millisecond))
