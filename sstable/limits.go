@@ -42,29 +42,28 @@ const (
 	DefaultMaxFilter = 4 << 30
 )
 
-// of returns the cap of a component read whole; 0 for the others.
+// of returns the cap of a component read whole, its field or, when that
+// is zero, its default; 0 for the others. The table is the one place a
+// component is paired with its field and default.
 func (l Limits) of(component string) int64 {
-	pick := func(v, def int64) int64 {
-		if v > 0 {
-			return v
+	for _, c := range [...]struct {
+		name     string
+		max, def int64
+	}{
+		{"TOC.txt", l.TOC, DefaultMaxTOC},
+		{"Statistics.db", l.Statistics, DefaultMaxStatistics},
+		{"CompressionInfo.db", l.CompressionInfo, DefaultMaxCompressionInfo},
+		{"CRC.db", l.CRC, DefaultMaxCRC},
+		{"Digest.crc32", l.Digest, DefaultMaxDigest},
+		{"Summary.db", l.Summary, DefaultMaxSummary},
+		{"Filter.db", l.Filter, DefaultMaxFilter},
+	} {
+		if c.name == component {
+			if c.max > 0 {
+				return c.max
+			}
+			return c.def
 		}
-		return def
-	}
-	switch component {
-	case "TOC.txt":
-		return pick(l.TOC, DefaultMaxTOC)
-	case "Statistics.db":
-		return pick(l.Statistics, DefaultMaxStatistics)
-	case "CompressionInfo.db":
-		return pick(l.CompressionInfo, DefaultMaxCompressionInfo)
-	case "CRC.db":
-		return pick(l.CRC, DefaultMaxCRC)
-	case "Digest.crc32":
-		return pick(l.Digest, DefaultMaxDigest)
-	case "Summary.db":
-		return pick(l.Summary, DefaultMaxSummary)
-	case "Filter.db":
-		return pick(l.Filter, DefaultMaxFilter)
 	}
 	return 0
 }
