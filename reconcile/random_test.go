@@ -1093,12 +1093,9 @@ func (c *randCase) mergedRows(now int64, open func(*reconcile.Table, []*sstable.
 		if err != nil {
 			return nil, 0, err
 		}
+		keyTypes := marshal.KeyTypes(keyType)
 		for i := range c.pk {
-			typ := keyType
-			if keyType.Kind == marshal.Composite {
-				typ = keyType.Elems[i]
-			}
-			v, err := canonJSON(canon.Value(typ, keys[i]))
+			v, err := canonJSON(canon.Value(keyTypes[i], keys[i]))
 			if err != nil {
 				return nil, 0, fmt.Errorf("partition key %d: %w", i, err)
 			}

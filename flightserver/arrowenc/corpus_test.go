@@ -69,7 +69,7 @@ func roundTrip(t *testing.T, tbl *corpus.CorpusTable) {
 		valueIndex[i] = -1
 		switch col.Kind {
 		case "partition_key":
-			spec.Type = component(keyType, col.Position)
+			spec.Type = marshal.KeyTypes(keyType)[col.Position]
 		case "clustering":
 			spec.Type = table.Clustering[col.Position]
 		default:
@@ -200,10 +200,3 @@ func openTable(t *testing.T, tbl *corpus.CorpusTable) ([]*sstable.Reader, *recon
 }
 
 var dropRE = regexp.MustCompile(`DROP (\w+) USING TIMESTAMP (\d+)`)
-
-func component(key *marshal.Type, i int) *marshal.Type {
-	if key.Kind == marshal.Composite {
-		return key.Elems[i]
-	}
-	return key
-}

@@ -62,10 +62,10 @@ func headerType(readers []*sstable.Reader, c Column) (*marshal.Type, bool) {
 	r := readers[0]
 	switch c.Kind {
 	case PartitionKey:
-		if r.Schema.Key.Kind == marshal.Composite {
-			return r.Schema.Key.Elems[c.Position], true
+		if keys := marshal.KeyTypes(r.Schema.Key); c.Position < len(keys) {
+			return keys[c.Position], true
 		}
-		return r.Schema.Key, c.Position == 0
+		return nil, false
 	case Clustering:
 		if c.Position < len(r.Schema.Clustering) {
 			return r.Schema.Clustering[c.Position], true

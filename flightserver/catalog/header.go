@@ -36,11 +36,7 @@ func FromHeader(keyspace, table, id string, readers []*sstable.Reader) (*Table, 
 			newest = r
 		}
 	}
-	keys := []*marshal.Type{newest.Schema.Key}
-	if k := newest.Schema.Key; k.Kind == marshal.Composite {
-		keys = k.Elems
-	}
-	for i, k := range keys {
+	for i, k := range marshal.KeyTypes(newest.Schema.Key) {
 		t.Columns = append(t.Columns, Column{Name: keyName(i), Type: k, Kind: PartitionKey, Position: i})
 	}
 	for i, c := range newest.Schema.Clustering {

@@ -323,10 +323,7 @@ func keyStrings(t *marshal.Type, key []byte) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	types := []*marshal.Type{t}
-	if t.Kind == marshal.Composite {
-		types = t.Elems
-	}
+	types := marshal.KeyTypes(t)
 	out := make([]string, len(parts))
 	for i, p := range parts {
 		if out[i], err = ValueString(types[i], p); err != nil {

@@ -495,10 +495,7 @@ func checkKey(c *corpusChecker, where string, typ *marshal.Type, key []byte, wan
 		c.failf("%s: split key: %v", where, err)
 		return
 	}
-	types := []*marshal.Type{typ}
-	if typ.Kind == marshal.Composite {
-		types = typ.Elems
-	}
+	types := marshal.KeyTypes(typ)
 	if len(parts) != len(want) {
 		c.failf("%s: key has %d components, dump %d", where, len(parts), len(want))
 		return

@@ -106,6 +106,16 @@ func AppendComposite(dst []byte, components ...[]byte) []byte {
 	return dst
 }
 
+// KeyTypes returns the types of the columns of a partition key of type
+// t, in the order SplitKey returns their values: a CompositeType's
+// components (its Elems, not a copy), or t itself for a key of one column.
+func KeyTypes(t *Type) []*Type {
+	if t.Kind != Composite {
+		return []*Type{t}
+	}
+	return t.Elems
+}
+
 // SplitKey splits a partition key serialized for key type t into its
 // columns' values, subslices of key: a CompositeType key (several
 // partition-key columns) into len(t.Elems) components with

@@ -172,3 +172,15 @@ func TestSplitKey(t *testing.T) {
 		t.Errorf("SplitKey of a 1000-byte component for two: err %v", err)
 	}
 }
+
+// TestKeyTypes: a key's column types line up with SplitKey's values.
+func TestKeyTypes(t *testing.T) {
+	intType := &marshal.Type{Kind: marshal.Int}
+	two := &marshal.Type{Kind: marshal.Composite, Elems: []*marshal.Type{{Kind: marshal.Text}, intType}}
+	if got := marshal.KeyTypes(two); len(got) != 2 || got[0].Kind != marshal.Text || got[1] != intType {
+		t.Errorf("KeyTypes(composite) = %v", got)
+	}
+	if got := marshal.KeyTypes(intType); len(got) != 1 || got[0] != intType {
+		t.Errorf("KeyTypes(int) = %v", got)
+	}
+}

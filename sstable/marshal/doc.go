@@ -50,7 +50,7 @@
 // sstable/dump, the Arrow encoder, the Flight server's batcher and planner,
 // and tests): Cassandra's vints (ReadUvint, ReadVint, AppendUvint,
 // AppendVint, DecodeZigZag, EncodeZigZag; not Go's uvarint) in vint.go,
-// CompositeType keys (ReadComponent, SplitComposite, SplitKey,
+// CompositeType keys (ReadComponent, SplitComposite, SplitKey, KeyTypes,
 // AppendComposite) in composite.go, and varint and decimal magnitudes in
 // Java's BigInteger form (AppendVarInt, DecodeVarInt) in varint.go. Their
 // errors wrap ErrMalformed; reads never panic, and ReadUvint,
