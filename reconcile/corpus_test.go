@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"testing"
 
 	"github.com/sstable-flight/sstable-flight/internal/canon"
 	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/reconcile"
+	"github.com/sstable-flight/sstable-flight/reconcile/reconciletest"
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
@@ -29,31 +29,21 @@ func corpusRoot() string {
 // gives exactly the rows of SELECT * over CQL, value for value, in the
 // same order.
 func TestMatchesCQL(t *testing.T) {
-	tables := 0
-	for _, mode := range []string{"nb", "oa", "da"} {
-		c, err := corpus.Load(filepath.Join(corpusRoot(), mode))
-		if err != nil {
-			t.Fatal(err)
+	tables := corpus.NewCases(t).Tables(corpusRoot(), func(t *testing.T, _ string, tbl *corpus.CorpusTable) {
+		got := reconciled(t, tbl)
+		want := tbl.Expected.Rows
+		if len(got) != len(want) {
+			t.Errorf("%d rows, CQL returned %d", len(got), len(want))
 		}
-		for _, tbl := range c.Sorted() {
-			t.Run(mode+"/"+tbl.Name, func(t *testing.T) {
-				got := reconciled(t, tbl)
-				want := tbl.Expected.Rows
-				if len(got) != len(want) {
-					t.Errorf("%d rows, CQL returned %d", len(got), len(want))
-				}
-				for i := 0; i < len(got) && i < len(want); i++ {
-					w, _ := json.Marshal(want[i])
-					g, _ := json.Marshal(got[i])
-					if !sameJSON(t, w, g) {
-						t.Errorf("row %d:\n got %s\nwant %s", i, g, w)
-						break
-					}
-				}
-			})
-			tables++
+		for i := 0; i < len(got) && i < len(want); i++ {
+			w, _ := json.Marshal(want[i])
+			g, _ := json.Marshal(got[i])
+			if !sameJSON(t, w, g) {
+				t.Errorf("row %d:\n got %s\nwant %s", i, g, w)
+				break
+			}
 		}
-	}
+	})
 	if tables < 3*16 {
 		t.Errorf("checked %d tables", tables)
 	}
@@ -68,55 +58,9 @@ func reconciled(t *testing.T, tbl *corpus.CorpusTable) []corpus.Row {
 
 type newMerger func(*reconcile.Table, []*sstable.Reader, reconcile.Options) (*reconcile.Merger, error)
 
-// openAll opens every SSTable of a corpus table, closed when the test ends.
-func openAll(t *testing.T, tbl *corpus.CorpusTable) []*sstable.Reader {
-	t.Helper()
-	var readers []*sstable.Reader
-	for _, st := range tbl.SSTables {
-		r, err := sstable.Open(filepath.Join(tbl.Dir, st.Prefix+"-Data.db"), sstable.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { r.Close() })
-		readers = append(readers, r)
-	}
-	return readers
-}
-
-// corpusTable is the reconcile table of a corpus table: the SSTables'
-// columns, minus the ones the schema dropped.
-func corpusTable(t *testing.T, tbl *corpus.CorpusTable, readers []*sstable.Reader) *reconcile.Table {
-	t.Helper()
-	table, err := reconcile.TableOf(readers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The schema decides the columns: dropped ones (DESCRIBE ... WITH
-	// INTERNALS lists "DROP col USING TIMESTAMP ts") hide their old cells,
-	// and columns the table no longer has leave the output.
-	table.Dropped = map[string]int64{}
-	for _, m := range dropRE.FindAllStringSubmatch(tbl.Schema, -1) {
-		ts, _ := strconv.ParseInt(m[2], 10, 64)
-		table.Dropped[m[1]] = ts
-	}
-	current := map[string]bool{}
-	for _, c := range tbl.Expected.Columns {
-		current[c.Name] = true
-	}
-	var gone []string
-	for _, c := range table.Columns {
-		if !current[c.Name] {
-			gone = append(gone, c.Name)
-		}
-	}
-	table.Without(gone...)
-	return table
-}
-
 func reconciledWith(t *testing.T, tbl *corpus.CorpusTable, open newMerger) []corpus.Row {
 	t.Helper()
-	readers := openAll(t, tbl)
-	table := corpusTable(t, tbl, readers)
+	readers, table := reconciletest.OpenTable(t, tbl)
 	m, err := open(table, readers, reconcile.Options{Now: tbl.Expected.ReadAt})
 	if err != nil {
 		t.Fatal(err)
@@ -161,8 +105,6 @@ func reconciledWith(t *testing.T, tbl *corpus.CorpusTable, open newMerger) []cor
 	}
 	return out
 }
-
-var dropRE = regexp.MustCompile(`DROP (\w+) USING TIMESTAMP (\d+)`)
 
 func sameJSON(t *testing.T, a, b []byte) bool {
 	var x, y any

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/reconcile"
+	"github.com/sstable-flight/sstable-flight/reconcile/reconciletest"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
@@ -35,8 +36,7 @@ func TestDamagedDataIsAnError(t *testing.T) {
 			continue
 		}
 		cases.Run("oa/"+tbl.Name, func(t *testing.T) {
-			rs := openAll(t, tbl)
-			table := corpusTable(t, tbl, rs)
+			rs, table := reconciletest.OpenTable(t, tbl)
 			now := tbl.Expected.ReadAt
 			want := collect(t, func() (*reconcile.Merger, error) {
 				return reconcile.New(table, rs, reconcile.Options{Now: now})

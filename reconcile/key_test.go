@@ -2,12 +2,12 @@ package reconcile_test
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"sort"
 	"testing"
 
 	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/reconcile"
+	"github.com/sstable-flight/sstable-flight/reconcile/reconciletest"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
@@ -17,52 +17,36 @@ import (
 // partition by partition, including partitions that only some SSTables
 // hold and partitions deleted in a later generation (no rows).
 func TestKeyMatchesCQL(t *testing.T) {
-	for _, mode := range []string{"nb", "oa", "da"} {
-		c, err := corpus.Load(filepath.Join(corpusRoot(), mode))
-		if err != nil {
-			t.Fatal(err)
+	corpus.NewCases(t).Tables(corpusRoot(), func(t *testing.T, _ string, tbl *corpus.CorpusTable) {
+		keys := partitionKeys(t, tbl)
+		if len(keys) == 0 {
+			t.Fatal("no partitions")
 		}
-		for _, tbl := range c.Sorted() {
-			t.Run(mode+"/"+tbl.Name, func(t *testing.T) {
-				keys := partitionKeys(t, tbl)
-				if len(keys) == 0 {
-					t.Fatal("no partitions")
-				}
-				var got []corpus.Row
-				for _, k := range keys {
-					got = append(got, reconciledWith(t, tbl, func(table *reconcile.Table, rs []*sstable.Reader, opts reconcile.Options) (*reconcile.Merger, error) {
-						return reconcile.NewKey(table, rs, opts, k)
-					})...)
-				}
-				want := tbl.Expected.Rows
-				if len(got) != len(want) {
-					t.Fatalf("%d rows by key, CQL returned %d", len(got), len(want))
-				}
-				for i := range got {
-					w, _ := json.Marshal(want[i])
-					g, _ := json.Marshal(got[i])
-					if !sameJSON(t, w, g) {
-						t.Fatalf("row %d:\n got %s\nwant %s", i, g, w)
-					}
-				}
-			})
+		var got []corpus.Row
+		for _, k := range keys {
+			got = append(got, reconciledWith(t, tbl, func(table *reconcile.Table, rs []*sstable.Reader, opts reconcile.Options) (*reconcile.Merger, error) {
+				return reconcile.NewKey(table, rs, opts, k)
+			})...)
 		}
-	}
+		want := tbl.Expected.Rows
+		if len(got) != len(want) {
+			t.Fatalf("%d rows by key, CQL returned %d", len(got), len(want))
+		}
+		for i := range got {
+			w, _ := json.Marshal(want[i])
+			g, _ := json.Marshal(got[i])
+			if !sameJSON(t, w, g) {
+				t.Fatalf("row %d:\n got %s\nwant %s", i, g, w)
+			}
+		}
+	})
 }
 
 // partitionKeys lists the distinct partition keys of a table's SSTables in
 // token order, including keys of partitions with no live row.
 func partitionKeys(t *testing.T, tbl *corpus.CorpusTable) [][]byte {
 	t.Helper()
-	var readers []*sstable.Reader
-	for _, st := range tbl.SSTables {
-		r, err := sstable.Open(filepath.Join(tbl.Dir, st.Prefix+"-Data.db"), sstable.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		readers = append(readers, r)
-	}
+	readers := reconciletest.OpenSSTables(t, tbl)
 	type pk struct {
 		token int64
 		key   []byte

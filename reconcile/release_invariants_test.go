@@ -11,6 +11,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/internal/invariants"
 	"github.com/sstable-flight/sstable-flight/reconcile"
+	"github.com/sstable-flight/sstable-flight/reconcile/reconciletest"
 )
 
 // panicMsg runs f and returns what it panicked with, or "".
@@ -35,8 +36,7 @@ func TestDoubleReleasePanics(t *testing.T) {
 		t.Fatal(err)
 	}
 	tbl := c.Tables["clustered"]
-	readers := openAll(t, tbl)
-	table := corpusTable(t, tbl, readers)
+	readers, table := reconciletest.OpenTable(t, tbl)
 	opts := reconcile.Options{Now: tbl.Expected.ReadAt}
 
 	count := func(m *reconcile.Merger) int {

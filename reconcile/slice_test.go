@@ -2,11 +2,11 @@ package reconcile_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/reconcile"
+	"github.com/sstable-flight/sstable-flight/reconcile/reconciletest"
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
@@ -20,69 +20,60 @@ import (
 func TestSliceMatchesKeyRead(t *testing.T) {
 	checked, staticOnly := 0, 0
 	cases := corpus.NewCases(t)
-	for _, mode := range []string{"nb", "oa", "da"} {
-		c, err := corpus.Load(filepath.Join(corpusRoot(), mode))
-		if err != nil {
-			t.Fatal(err)
+	cases.Tables(corpusRoot(), func(t *testing.T, mode string, tbl *corpus.CorpusTable) {
+		rs, table := reconciletest.OpenTable(t, tbl)
+		if len(table.Clustering) == 0 {
+			return
 		}
-		for _, tbl := range c.Sorted() {
-			cases.Run(mode+"/"+tbl.Name, func(t *testing.T) {
-				rs := openAll(t, tbl)
-				table := corpusTable(t, tbl, rs)
-				if len(table.Clustering) == 0 {
-					return
+		ct := table.Clustering[0]
+		opts := reconcile.Options{Now: tbl.Expected.ReadAt}
+		for _, key := range partitionKeys(t, tbl) {
+			full := collect(t, func() (*reconcile.Merger, error) { return reconcile.NewKey(table, rs, opts, key) })
+			var cks [][]byte
+			for _, r := range full {
+				if r.clustering != nil {
+					cks = append(cks, r.clustering[0])
 				}
-				ct := table.Clustering[0]
-				opts := reconcile.Options{Now: tbl.Expected.ReadAt}
-				for _, key := range partitionKeys(t, tbl) {
-					full := collect(t, func() (*reconcile.Merger, error) { return reconcile.NewKey(table, rs, opts, key) })
-					var cks [][]byte
+			}
+			if len(cks) == 0 {
+				if len(full) > 0 { // static data only
+					got := collect(t, func() (*reconcile.Merger, error) { return reconcile.NewSlice(table, rs, opts, key, sstable.Slice{}) })
+					if len(got) != 0 {
+						t.Fatalf("%s/%s key %x: static-only partition returned %v in a slice", mode, tbl.Name, key, got)
+					}
+					staticOnly++
+				}
+				continue
+			}
+			for _, b := range []struct{ lo, hi []byte }{
+				{cks[0], cks[len(cks)-1]},
+				{cks[len(cks)/3], cks[2*len(cks)/3]},
+				{cks[len(cks)/2], cks[len(cks)/2]},
+			} {
+				for _, incl := range []bool{true, false} {
+					sl := sstable.Slice{
+						Start: sstable.Bound{Values: [][]byte{b.lo}, Inclusive: incl},
+						End:   sstable.Bound{Values: [][]byte{b.hi}, Inclusive: incl},
+					}
+					got := collect(t, func() (*reconcile.Merger, error) { return reconcile.NewSlice(table, rs, opts, key, sl) })
+					var want []sliceRow
 					for _, r := range full {
-						if r.clustering != nil {
-							cks = append(cks, r.clustering[0])
+						if r.clustering == nil {
+							continue // static-only: never in a slice
+						}
+						lo, hi := marshal.Compare(ct, r.clustering[0], b.lo), marshal.Compare(ct, r.clustering[0], b.hi)
+						if (lo > 0 || incl && lo == 0) && (hi < 0 || incl && hi == 0) {
+							want = append(want, r)
 						}
 					}
-					if len(cks) == 0 {
-						if len(full) > 0 { // static data only
-							got := collect(t, func() (*reconcile.Merger, error) { return reconcile.NewSlice(table, rs, opts, key, sstable.Slice{}) })
-							if len(got) != 0 {
-								t.Fatalf("%s/%s key %x: static-only partition returned %v in a slice", mode, tbl.Name, key, got)
-							}
-							staticOnly++
-						}
-						continue
+					if fmt.Sprint(got) != fmt.Sprint(want) {
+						t.Fatalf("%s/%s key %x slice %x..%x incl=%v:\n got %v\nwant %v", mode, tbl.Name, key, b.lo, b.hi, incl, got, want)
 					}
-					for _, b := range []struct{ lo, hi []byte }{
-						{cks[0], cks[len(cks)-1]},
-						{cks[len(cks)/3], cks[2*len(cks)/3]},
-						{cks[len(cks)/2], cks[len(cks)/2]},
-					} {
-						for _, incl := range []bool{true, false} {
-							sl := sstable.Slice{
-								Start: sstable.Bound{Values: [][]byte{b.lo}, Inclusive: incl},
-								End:   sstable.Bound{Values: [][]byte{b.hi}, Inclusive: incl},
-							}
-							got := collect(t, func() (*reconcile.Merger, error) { return reconcile.NewSlice(table, rs, opts, key, sl) })
-							var want []sliceRow
-							for _, r := range full {
-								if r.clustering == nil {
-									continue // static-only: never in a slice
-								}
-								lo, hi := marshal.Compare(ct, r.clustering[0], b.lo), marshal.Compare(ct, r.clustering[0], b.hi)
-								if (lo > 0 || incl && lo == 0) && (hi < 0 || incl && hi == 0) {
-									want = append(want, r)
-								}
-							}
-							if fmt.Sprint(got) != fmt.Sprint(want) {
-								t.Fatalf("%s/%s key %x slice %x..%x incl=%v:\n got %v\nwant %v", mode, tbl.Name, key, b.lo, b.hi, incl, got, want)
-							}
-							checked++
-						}
-					}
+					checked++
 				}
-			})
+			}
 		}
-	}
+	})
 	// Floors on the whole corpus: they hold only when every table ran.
 	if !cases.All() {
 		return

@@ -3,8 +3,6 @@ package arrowenc_test
 import (
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -13,7 +11,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
 	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/reconcile"
-	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/reconcile/reconciletest"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
@@ -35,17 +33,7 @@ const corpusBatchRows = 64
 // It covers every native type, frozen and non-frozen collections, UDTs,
 // tuples, vectors, counters, composite partition keys and DESC clustering.
 func TestCorpusRoundTrip(t *testing.T) {
-	tables := 0
-	for _, mode := range []string{"nb", "oa", "da"} {
-		c, err := corpus.Load(filepath.Join(corpusRoot(), mode))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tbl := range c.Sorted() {
-			t.Run(mode+"/"+tbl.Name, func(t *testing.T) { roundTrip(t, tbl) })
-			tables++
-		}
-	}
+	tables := corpus.NewCases(t).Tables(corpusRoot(), func(t *testing.T, _ string, tbl *corpus.CorpusTable) { roundTrip(t, tbl) })
 	if tables < 3*16 {
 		t.Errorf("checked %d tables", tables)
 	}
@@ -55,10 +43,7 @@ func roundTrip(t *testing.T, tbl *corpus.CorpusTable) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 
-	readers, table := openTable(t, tbl)
-	for _, r := range readers {
-		defer r.Close()
-	}
+	readers, table := reconciletest.OpenTable(t, tbl)
 	keyType := readers[0].Schema.Key
 
 	// One spec per expected column, typed from the SSTable headers.
@@ -162,41 +147,3 @@ func roundTrip(t *testing.T, tbl *corpus.CorpusTable) {
 		t.Errorf("%d rows, CQL returned %d", row, len(want))
 	}
 }
-
-// openTable opens the table's SSTables and builds the reconcile table as
-// reconcile's own corpus test does: dropped columns hide their old cells
-// and columns the table no longer has leave the output.
-func openTable(t *testing.T, tbl *corpus.CorpusTable) ([]*sstable.Reader, *reconcile.Table) {
-	t.Helper()
-	var readers []*sstable.Reader
-	for _, st := range tbl.SSTables {
-		r, err := sstable.Open(filepath.Join(tbl.Dir, st.Prefix+"-Data.db"), sstable.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		readers = append(readers, r)
-	}
-	table, err := reconcile.TableOf(readers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	table.Dropped = map[string]int64{}
-	for _, m := range dropRE.FindAllStringSubmatch(tbl.Schema, -1) {
-		ts, _ := strconv.ParseInt(m[2], 10, 64)
-		table.Dropped[m[1]] = ts
-	}
-	current := map[string]bool{}
-	for _, c := range tbl.Expected.Columns {
-		current[c.Name] = true
-	}
-	var gone []string
-	for _, c := range table.Columns {
-		if !current[c.Name] {
-			gone = append(gone, c.Name)
-		}
-	}
-	table.Without(gone...)
-	return readers, table
-}
-
-var dropRE = regexp.MustCompile(`DROP (\w+) USING TIMESTAMP (\d+)`)

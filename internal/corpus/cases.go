@@ -53,6 +53,30 @@ func (c *Cases) Ran() int { return c.ran }
 // corpus applies.
 func (c *Cases) All() bool { return c.ran == c.all }
 
+// Modes are the corpus' SSTable formats, oldest first.
+var Modes = []string{"nb", "oa", "da"}
+
+// Tables runs fn as a case for every table of every mode of the corpus
+// under root (<root>/<mode>, each as Load reads it), named
+// "<mode>/<table>": modes in Modes order, tables in name order. It
+// returns the number of tables the corpus has, whichever -run selected,
+// for a floor on the corpus' size.
+func (c *Cases) Tables(root string, fn func(t *testing.T, mode string, tbl *CorpusTable)) int {
+	c.t.Helper()
+	n := 0
+	for _, mode := range Modes {
+		mc, err := Load(filepath.Join(root, mode))
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		for _, tbl := range mc.Sorted() {
+			c.Run(mode+"/"+tbl.Name, func(t *testing.T) { fn(t, mode, tbl) })
+			n++
+		}
+	}
+	return n
+}
+
 // SSTableCase names the case of one SSTable from the path of one of its
 // components in a corpus directory (<mode>/<keyspace>/<table>-<id>/
 // <prefix>-<component>): "<mode>/<table>/<prefix>", e.g. "oa/wide/oa-1-big",

@@ -15,6 +15,6 @@
 // runs Cassandra's NodeTool and SSTableExport.
 //
 // Tests load a mode with Load and walk its tables with Sorted and Cases
-// (cases.go): one subtest per table, "<mode>/<table>", in name order, so
-// one case can be rerun alone.
+// (cases.go), or every mode's with Cases.Tables: one subtest per table,
+// "<mode>/<table>", in name order, so one case can be rerun alone.
 package corpus
