@@ -4,31 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
+	"github.com/sstable-flight/sstable-flight/internal/testclock"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
-
-// fakeClock is a settable clock for Config.Now.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // planTicket plans a read of the table and returns its first ticket.
 func planTicket(t *testing.T, ts *testServer, keyspace, table string) *flightserver.Ticket {
@@ -52,9 +34,9 @@ func TestInjectedClockDrivesWindows(t *testing.T) {
 	start := time.Unix(1_800_000_000, 0)
 	t.Run("snapshot window", func(t *testing.T) {
 		data := copyCorpusTable(t, "deletions")
-		clock := &fakeClock{t: start}
+		clock := testclock.New(start)
 		ts := startServer(t, "oa", func(c *flightserver.Config) {
-			c.DataDir, c.Now = data, clock.now
+			c.DataDir, c.Now = data, clock.Now
 		})
 		first := planTicket(t, ts, "corpus", "deletions")
 		if first.Now != start.Unix() {
@@ -68,20 +50,20 @@ func TestInjectedClockDrivesWindows(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		clock.add(snapshot.DefaultWindow - time.Millisecond)
+		clock.Add(snapshot.DefaultWindow - time.Millisecond)
 		if got := planTicket(t, ts, "corpus", "deletions"); got.Epoch != first.Epoch {
 			t.Fatalf("within the window: epoch %s, want the first query's %s", got.Epoch, first.Epoch)
 		}
-		clock.add(time.Millisecond)
+		clock.Add(time.Millisecond)
 		if got := planTicket(t, ts, "corpus", "deletions"); got.Epoch == first.Epoch {
 			t.Fatalf("the fake clock past the window: still epoch %s, cut before the SSTables changed", got.Epoch)
 		}
 	})
 	t.Run("table directory cache", func(t *testing.T) {
 		data := copyCorpusTable(t, "deletions")
-		clock := &fakeClock{t: start}
+		clock := testclock.New(start)
 		ts := startServer(t, "oa", func(c *flightserver.Config) {
-			c.DataDir, c.Now = data, clock.now
+			c.DataDir, c.Now = data, clock.Now
 		})
 		first := planTicket(t, ts, "corpus", "deletions")
 		// The table dropped and created again, the new directory holding
@@ -97,11 +79,11 @@ func TestInjectedClockDrivesWindows(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		clock.add(snapshot.DefaultWindow - time.Millisecond)
+		clock.Add(snapshot.DefaultWindow - time.Millisecond)
 		if got := planTicket(t, ts, "corpus", "deletions"); got.Epoch != first.Epoch {
 			t.Fatalf("within the window: epoch %s, want the first query's %s", got.Epoch, first.Epoch)
 		}
-		clock.add(time.Millisecond)
+		clock.Add(time.Millisecond)
 		if got := planTicket(t, ts, "corpus", "deletions"); got.Epoch == first.Epoch {
 			t.Fatalf("the fake clock past the window: still epoch %s of the old directory", got.Epoch)
 		}

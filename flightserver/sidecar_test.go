@@ -19,6 +19,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/internal/diskdamage"
+	"github.com/sstable-flight/sstable-flight/internal/testclock"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar/sidecartest"
@@ -213,9 +214,9 @@ func TestSidecarWindowRule(t *testing.T) {
 			side := sidecartest.New(data)
 			defer side.Close()
 			schemas := &countingSchemas{corpusSchemas: loadCorpusSchemas(t, data)}
-			clock := &fakeClock{t: time.Unix(1_800_000_000, 0)}
+			clock := testclock.New(time.Unix(1_800_000_000, 0))
 			ts := startServer(t, "oa", func(c *flightserver.Config) {
-				c.DataDir, c.Schemas, c.Now = "", schemas, clock.now
+				c.DataDir, c.Schemas, c.Now = "", schemas, clock.Now
 				c.Snapshot = snapshot.Config{Sidecar: side.Client(sidecar.Options{}),
 					Dir: filepath.Join(filepath.Dir(data), "sidecar-state"), Window: tc.given}
 			})
@@ -236,9 +237,9 @@ func TestSidecarWindowRule(t *testing.T) {
 				}
 			}
 			check("first query", 1, 1)
-			clock.add(tc.rules - time.Millisecond)
+			clock.Add(tc.rules - time.Millisecond)
 			check("within the window", 1, 1)
-			clock.add(time.Millisecond)
+			clock.Add(time.Millisecond)
 			check("after the window", 2, 2)
 		})
 	}

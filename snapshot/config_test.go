@@ -104,7 +104,7 @@ func TestTinyGrace(t *testing.T) {
 	td := liveTable(t, "1")
 	m, c := newTestManager(t, td, func(cfg *Config) { cfg.Grace = time.Nanosecond })
 	acquire(t, m, td).Release()
-	c.add(time.Second)
+	c.Add(time.Second)
 	m.Sweep()
 }
 

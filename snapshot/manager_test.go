@@ -9,26 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sstable-flight/sstable-flight/internal/testclock"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
-
-// clock is a settable time for the window and grace rules.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // liveTable copies the given generations of the corpus' deletions table
 // (three real oa SSTables) into a fresh data directory, as Cassandra's
@@ -77,13 +60,13 @@ func removeGeneration(t *testing.T, dir, gen string) {
 	}
 }
 
-func newTestManager(t *testing.T, td TableDir, mutate ...func(*Config)) (*Manager, *clock) {
+func newTestManager(t *testing.T, td TableDir, mutate ...func(*Config)) (*Manager, *testclock.Clock) {
 	t.Helper()
-	c := &clock{t: time.Unix(1_800_000_000, 0)}
+	c := testclock.New(time.Unix(1_800_000_000, 0))
 	cfg := Config{
 		DataDir: filepath.Dir(filepath.Dir(td.Path)),
 		Dir:     filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(td.Path))), "snaps"),
-		Now:     c.now,
+		Now:     c.Now,
 	}
 	for _, f := range mutate {
 		f(&cfg)
@@ -149,9 +132,9 @@ func TestQueriesInOneWindowShareOneEpoch(t *testing.T) {
 			t.Fatalf("epoch %s within the window, want %s", e.ID, first.ID)
 		}
 		e.Release()
-		c.add(100 * time.Millisecond)
+		c.Add(100 * time.Millisecond)
 	}
-	c.add(DefaultWindow)
+	c.Add(DefaultWindow)
 	again := acquire(t, m, td)
 	defer again.Release()
 	first.Release()
@@ -188,7 +171,7 @@ func TestEpochSurvivesFlushAndCompaction(t *testing.T) {
 	if got := scanAll(t, old); got != want {
 		t.Fatalf("epoch scan after compaction: %d unfiltereds, want %d", got, want)
 	}
-	c.add(DefaultWindow)
+	c.Add(DefaultWindow)
 	cur := acquire(t, m, td)
 	if cur == old || prefixes(cur) != "oa-2-big,oa-3-big" {
 		t.Fatalf("after the window: epoch %s with %s, want a new one with oa-2, oa-3", cur.ID, prefixes(cur))
@@ -198,20 +181,20 @@ func TestEpochSurvivesFlushAndCompaction(t *testing.T) {
 		t.Fatalf("stats %+v: want 2 cuts, 3 readers opened, 1 reused", st)
 	}
 	// The superseded epoch stays while leased and for the grace period.
-	c.add(time.Hour)
+	c.Add(time.Hour)
 	m.Sweep()
 	if _, err := os.Stat(old.Dir); err != nil {
 		t.Fatalf("leased epoch removed: %v", err)
 	}
 	old.Release()
-	c.add(DefaultGrace - time.Second)
+	c.Add(DefaultGrace - time.Second)
 	m.Sweep()
 	if _, err := m.Lookup("ks", "t", old.ID); err != nil {
 		t.Fatalf("superseded epoch within its grace period: %v", err)
 	} else {
 		old.Release() // a use: the grace period starts again
 	}
-	c.add(DefaultGrace)
+	c.Add(DefaultGrace)
 	m.Sweep()
 	if _, err := os.Stat(old.Dir); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("superseded epoch after its grace period: %v, want its directory gone", err)
@@ -247,10 +230,10 @@ func TestPinnedBytesForceRetirement(t *testing.T) {
 	old := acquire(t, m, td)
 	old.Release()
 	removeGeneration(t, td.Path, "1")
-	c.add(DefaultWindow)
+	c.Add(DefaultWindow)
 	cur := acquire(t, m, td)
 	defer cur.Release()
-	c.add(pinnedEvery)
+	c.Add(pinnedEvery)
 	m.Sweep() // counts, finds old pinning oa-1 above the cap, retires it
 	st := m.Stats()
 	if st.ForcedRetired != 1 {
@@ -262,7 +245,7 @@ func TestPinnedBytesForceRetirement(t *testing.T) {
 	if _, err := os.Stat(old.Dir); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("force-retired epoch dir: %v", err)
 	}
-	c.add(pinnedEvery)
+	c.Add(pinnedEvery)
 	m.Sweep()
 	if st := m.Stats(); st.PinnedBytes != 0 {
 		t.Fatalf("after retirement: %d bytes pinned, want 0", st.PinnedBytes)

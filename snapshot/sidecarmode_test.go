@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sstable-flight/sstable-flight/internal/testclock"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar/sidecartest"
 )
@@ -30,8 +31,8 @@ func TestSidecarEpochs(t *testing.T) {
 	side := sidecartest.New(filepath.Dir(filepath.Dir(live.Path)))
 	defer side.Close()
 	state := filepath.Join(t.TempDir(), "state")
-	c := &clock{t: time.Unix(1_800_000_000, 0)}
-	cfg := Config{Mode: Sidecar, Sidecar: side.Client(sidecar.Options{}), Dir: state, Now: c.now}
+	c := testclock.New(time.Unix(1_800_000_000, 0))
+	cfg := Config{Mode: Sidecar, Sidecar: side.Client(sidecar.Options{}), Dir: state, Now: c.Now}
 	m, err := NewManager(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +51,7 @@ func TestSidecarEpochs(t *testing.T) {
 	}
 	first.Release()
 
-	c.add(DefaultSidecarWindow)
+	c.Add(DefaultSidecarWindow)
 	again, err := m.Acquire(td)
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +62,7 @@ func TestSidecarEpochs(t *testing.T) {
 	again.Release()
 
 	addGeneration(t, live.Path, "3")
-	c.add(DefaultSidecarWindow)
+	c.Add(DefaultSidecarWindow)
 	next, err := m.Acquire(td)
 	if err != nil {
 		t.Fatal(err)
