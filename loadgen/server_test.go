@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -15,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
 	"google.golang.org/grpc"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
@@ -27,16 +25,7 @@ import (
 // node was given), then fails the package if a run left a goroutine
 // behind: Run must close its Flight client, its streams, its CQL session
 // and its scraper's connections.
-func TestMain(m *testing.M) {
-	code := cassandratest.RunMain(m)
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goroutines left behind:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(cassandratest.RunMainNoLeaks(m)) }
 
 const corpusDir = "../testdata/corpus/oa"
 

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 // Environment variables through which a running node is shared with the
@@ -95,6 +97,23 @@ func RunMain(m *testing.M) int {
 			if code == 0 {
 				code = 1
 			}
+		}
+	}
+	return code
+}
+
+// RunMainNoLeaks is RunMain for packages whose tests start servers,
+// clients and sessions: once every test passed and the node is stopped,
+// it fails the binary if a goroutine was left behind (goleak), so that
+// whatever a test starts must stop completely. Use it from TestMain:
+//
+//	func TestMain(m *testing.M) { os.Exit(cassandratest.RunMainNoLeaks(m)) }
+func RunMainNoLeaks(m *testing.M) int {
+	code := RunMain(m)
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goroutines left behind:", err)
+			code = 1
 		}
 	}
 	return code
