@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
+	"github.com/sstable-flight/sstable-flight/internal/flighttest"
 )
 
 func cmd(t *testing.T, v any) *flight.FlightDescriptor {
@@ -26,22 +27,6 @@ func cmd(t *testing.T, v any) *flight.FlightDescriptor {
 
 func path(ks, table string) *flight.FlightDescriptor {
 	return &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{ks, table}}
-}
-
-// doGetErr runs a DoGet to its end and returns the stream's error.
-func doGetErr(ctx context.Context, c flight.Client, ticket []byte) error {
-	stream, err := c.DoGet(ctx, &flight.Ticket{Ticket: ticket})
-	if err != nil {
-		return err
-	}
-	for {
-		if _, err := stream.Recv(); err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return err
-		}
-	}
 }
 
 // TestStatusCodes pins the gRPC status of every kind of bad request.
@@ -148,7 +133,7 @@ func TestStatusCodes(t *testing.T) {
 		{"retired epoch", seal(flightserver.Ticket{Keyspace: "corpus", Table: "many", Range: whole, Epoch: "gone-1"}), codes.Aborted},
 	}
 	for _, c := range ticketCases {
-		err := doGetErr(ctx, ts.client, []byte(c.ticket))
+		err := flighttest.DrainDoGet(ctx, ts.client, []byte(c.ticket))
 		if got := status.Code(err); got != c.code {
 			t.Errorf("DoGet %s: %v (%v), want %v", c.name, got, err, c.code)
 		}
@@ -221,10 +206,10 @@ func TestBearerToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := doGetErr(ctx, ts.client, info.Endpoint[0].Ticket.Ticket); status.Code(err) != codes.Unauthenticated {
+	if err := flighttest.DrainDoGet(ctx, ts.client, info.Endpoint[0].Ticket.Ticket); status.Code(err) != codes.Unauthenticated {
 		t.Errorf("DoGet without token: %v", err)
 	}
-	if err := doGetErr(good, ts.client, info.Endpoint[0].Ticket.Ticket); err != nil {
+	if err := flighttest.DrainDoGet(good, ts.client, info.Endpoint[0].Ticket.Ticket); err != nil {
 		t.Errorf("DoGet with token: %v", err)
 	}
 }
@@ -251,7 +236,7 @@ func TestShedsWithUnavailable(t *testing.T) {
 	if _, err := held.Recv(); err != nil {
 		t.Fatal(err)
 	}
-	err = doGetErr(context.Background(), ts.client, info.Endpoint[0].Ticket.Ticket)
+	err = flighttest.DrainDoGet(context.Background(), ts.client, info.Endpoint[0].Ticket.Ticket)
 	if status.Code(err) != codes.Unavailable {
 		t.Fatalf("second stream: %v, want UNAVAILABLE", err)
 	}
@@ -259,7 +244,7 @@ func TestShedsWithUnavailable(t *testing.T) {
 	// The slot frees once the cancelled stream ends.
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		err := doGetErr(context.Background(), ts.client, info.Endpoint[0].Ticket.Ticket)
+		err := flighttest.DrainDoGet(context.Background(), ts.client, info.Endpoint[0].Ticket.Ticket)
 		if err == nil {
 			break
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/flighttest"
 )
 
 // lockedBuffer collects a server's log lines, written from its RPCs'
@@ -101,9 +102,9 @@ func TestSystemKeyspacesNeverServed(t *testing.T) {
 		// planner had a bug or the key leaked), is denied all the same.
 		ticket := flightserver.SealTicket(ts.srv, &flightserver.Ticket{Keyspace: ks, Table: tbl,
 			Range: &[2]flightserver.Token{0, 0}, Now: 1700000000, Epoch: "1"})
-		denied("DoGet ticket "+what, doGetErr(ctx, ts.client, ticket))
+		denied("DoGet ticket "+what, flighttest.DrainDoGet(ctx, ts.client, ticket))
 		command := `{"version":1,"keyspace":"` + ks + `","table":"` + tbl + `","splits":1}`
-		denied("DoGet command "+what, doGetErr(ctx, ts.client, []byte(command)))
+		denied("DoGet command "+what, flighttest.DrainDoGet(ctx, ts.client, []byte(command)))
 		stream, err := ts.client.DoAction(ctx, &flight.Action{Type: flightserver.ActionTableStats, Body: []byte(`{"keyspace":"` + ks + `","table":"` + tbl + `"}`)})
 		if err == nil {
 			_, err = stream.Recv()

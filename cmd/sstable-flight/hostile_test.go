@@ -20,6 +20,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/status"
+
+	"github.com/sstable-flight/sstable-flight/internal/flighttest"
 )
 
 // limits are the values the memory bound is derived from, as the server
@@ -109,7 +111,7 @@ func TestForgedTicketsHoldBoundedMemory(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for !stopped.Load() {
-					err := drainDoGet(ctx, c, ticket)
+					err := flighttest.DrainDoGet(ctx, c, ticket)
 					mu.Lock()
 					codesSeen[status.Code(err)]++
 					mu.Unlock()
@@ -255,7 +257,7 @@ func TestHostileClients(t *testing.T) {
 			run(func() {
 				// Paced a little: the machine running the test is shared.
 				for ; !stop.Load(); time.Sleep(20 * time.Millisecond) {
-					err := drainDoGet(ctx, tc.c, tc.ticket)
+					err := flighttest.DrainDoGet(ctx, tc.c, tc.ticket)
 					code := status.Code(err)
 					ticketMu.Lock()
 					ticketCodes[tc.name][code]++

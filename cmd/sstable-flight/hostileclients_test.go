@@ -25,6 +25,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/mem"
+
+	"github.com/sstable-flight/sstable-flight/internal/flighttest"
 )
 
 // rawClient is a Flight client on a connection of its own.
@@ -37,22 +39,6 @@ func rawClient(t *testing.T, s *server) flight.FlightServiceClient {
 	}
 	t.Cleanup(func() { conn.Close() })
 	return flight.NewFlightServiceClient(conn)
-}
-
-// drainDoGet reads a DoGet stream to its end: nil, or its error.
-func drainDoGet(ctx context.Context, c flight.FlightServiceClient, ticket []byte) error {
-	stream, err := c.DoGet(ctx, &flight.Ticket{Ticket: ticket})
-	if err != nil {
-		return err
-	}
-	for {
-		if _, err := stream.Recv(); err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return err
-		}
-	}
 }
 
 // vmHWM is the server process' peak resident set.
@@ -106,10 +92,10 @@ var garbageCalls = []struct {
 	call func(ctx context.Context, c flight.FlightServiceClient, g []byte) error
 }{
 	{"DoGet(garbage ticket)", func(ctx context.Context, c flight.FlightServiceClient, g []byte) error {
-		return drainDoGet(ctx, c, g)
+		return flighttest.DrainDoGet(ctx, c, g)
 	}},
 	{"DoGet(command, garbage keys)", func(ctx context.Context, c flight.FlightServiceClient, g []byte) error {
-		return drainDoGet(ctx, c, append([]byte(`{"version":1,"keyspace":"corpus","table":"many","keys":[`), g...))
+		return flighttest.DrainDoGet(ctx, c, append([]byte(`{"version":1,"keyspace":"corpus","table":"many","keys":[`), g...))
 	}},
 	{"GetFlightInfo(garbage command)", func(ctx context.Context, c flight.FlightServiceClient, g []byte) error {
 		_, err := c.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: g})
