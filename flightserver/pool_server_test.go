@@ -3,7 +3,6 @@ package flightserver_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -28,24 +27,13 @@ import (
 func TestConcurrentStreamsKeepTheirOwnBytes(t *testing.T) {
 	ts := startServer(t, "oa", func(c *flightserver.Config) { c.BatchRows = 3 })
 	ctx := context.Background()
-	list, err := ts.client.ListFlights(ctx, &flight.Criteria{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	type table struct {
 		name string
 		info *flight.FlightInfo
 		want []arrow.RecordBatch
 	}
 	var tables []table
-	for {
-		info, err := list.Recv()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, info := range ts.listFlights(t) {
 		tables = append(tables, table{strings.Join(info.FlightDescriptor.Path, "."), info, ts.readAll(t, info)})
 	}
 	if len(tables) < 16 {

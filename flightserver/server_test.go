@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
+	"github.com/sstable-flight/sstable-flight/internal/flighttest"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 
@@ -104,22 +105,24 @@ func (ts *testServer) readAll(t *testing.T, info *flight.FlightInfo) []arrow.Rec
 
 func corpusRoot() string { return filepath.Join("..", "testdata", "corpus") }
 
-func TestListFlightsServesCorpus(t *testing.T) {
-	ts := startServer(t, "oa")
+// listFlights returns every flight the server lists.
+func (ts *testServer) listFlights(t *testing.T) []*flight.FlightInfo {
+	t.Helper()
 	stream, err := ts.client.ListFlights(context.Background(), &flight.Criteria{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	for {
-		info, err := stream.Recv()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		n++
+	infos, err := flighttest.Collect(stream.Recv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return infos
+}
+
+func TestListFlightsServesCorpus(t *testing.T) {
+	ts := startServer(t, "oa")
+	infos := ts.listFlights(t)
+	for _, info := range infos {
 		// Each listed table is read as a case of its own, "oa/<table>".
 		t.Run("oa/"+info.FlightDescriptor.Path[len(info.FlightDescriptor.Path)-1], func(t *testing.T) {
 			recs := ts.readAll(t, info)
@@ -130,7 +133,7 @@ func TestListFlightsServesCorpus(t *testing.T) {
 			t.Logf("%v: %d endpoints, %d rows (estimate %d)", info.FlightDescriptor.Path, len(info.Endpoint), rows, info.TotalRecords)
 		})
 	}
-	if n < 16 {
+	if n := len(infos); n < 16 {
 		t.Errorf("%d tables listed", n)
 	}
 }

@@ -5,8 +5,6 @@ package main_test
 
 import (
 	"context"
-	"errors"
-	"io"
 	"testing"
 	"time"
 
@@ -14,6 +12,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/sstable-flight/sstable-flight/internal/flighttest"
 )
 
 // TestEmptyOrWeakTokenRefused: an empty or whitespace-only
@@ -72,12 +72,5 @@ func listFlights(ctx context.Context, c flight.Client) error {
 	if err != nil {
 		return err
 	}
-	for {
-		if _, err := st.Recv(); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		}
-	}
+	return flighttest.Drain(st.Recv)
 }

@@ -19,12 +19,30 @@ func DrainDoGet(ctx context.Context, c flight.FlightServiceClient, ticket []byte
 	if err != nil {
 		return err
 	}
+	return Drain(stream.Recv)
+}
+
+// Each reads a stream with recv, the stream's Recv, to its end and calls
+// fn with every message: nil at io.EOF, else the first error.
+func Each[T any](recv func() (T, error), fn func(T)) error {
 	for {
-		if _, err := stream.Recv(); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
+		m, err := recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
 			return err
 		}
+		fn(m)
 	}
+}
+
+// Drain reads a stream to its end and drops what it reads (Each).
+func Drain[T any](recv func() (T, error)) error { return Each(recv, func(T) {}) }
+
+// Collect reads a stream to its end and returns what it read (Each).
+func Collect[T any](recv func() (T, error)) ([]T, error) {
+	var out []T
+	err := Each(recv, func(m T) { out = append(out, m) })
+	return out, err
 }
