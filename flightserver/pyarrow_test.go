@@ -93,7 +93,7 @@ func TestPyArrowClientReadsCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, mode := range []string{"nb", "oa", "da"} {
+	for _, mode := range corpus.Modes {
 		t.Run(mode, func(t *testing.T) {
 			python := pyarrowPython(t)
 			dir, err := filepath.Abs(filepath.Join(corpusRoot(), mode))

@@ -14,7 +14,7 @@ import (
 // every corpus table is found once, its id is the one Cassandra's schema
 // gives, and every SSTable has its Data.db and TOC.
 func TestLayoutOfCorpus(t *testing.T) {
-	for _, mode := range []string{"nb", "oa", "da"} {
+	for _, mode := range corpus.Modes {
 		dir := filepath.Join("..", "testdata", "corpus", mode)
 		tables, err := Layout(dir)
 		if err != nil {

@@ -67,7 +67,7 @@ func TestIndexCorruption(t *testing.T) {
 	d := damageCheck{misses: map[string]int{}}
 	corpora := corpusModes(t)
 	cases := corpus.NewCases(t)
-	for _, mode := range modeOrder {
+	for _, mode := range corpus.Modes {
 		for _, name := range []string{"many", "wide", "clustered"} {
 			tbl := corpora[mode].Tables[name]
 			cases.Run(mode+"/"+name, func(t *testing.T) {
@@ -105,7 +105,7 @@ func TestIndexCorruption(t *testing.T) {
 func TestRowIndexDamageEveryByte(t *testing.T) {
 	d := damageCheck{misses: map[string]int{}}
 	corpora := corpusModes(t)
-	for _, mode := range modeOrder {
+	for _, mode := range corpus.Modes {
 		tbl := corpora[mode].Tables["wide"]
 		t.Run(mode+"/"+tbl.Name, func(t *testing.T) {
 			for _, st := range tbl.SSTables {

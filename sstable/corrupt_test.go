@@ -41,7 +41,7 @@ func TestCorruptionIsDetected(t *testing.T) {
 	corpora := corpusModes(t)
 	cases := corpus.NewCases(t)
 	tries := 0
-	for _, mode := range modeOrder {
+	for _, mode := range corpus.Modes {
 		for _, name := range []string{"deletions", "comp_none", "comp_zstd", "comp_deflate", "comp_snappy", "collections"} {
 			cases.Run(mode+"/"+name, func(t *testing.T) {
 				rng := corpus.Rand(t, 7)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
@@ -39,7 +40,7 @@ func copySSTable(t *testing.T, dir, prefix string, components []string) string {
 // offset.
 func TestCRCCountAsCassandraWrites(t *testing.T) {
 	corpora := corpusModes(t)
-	for _, mode := range modeOrder {
+	for _, mode := range corpus.Modes {
 		tbl := corpora[mode].Tables["comp_none"]
 		t.Run(mode+"/"+tbl.Name, func(t *testing.T) {
 			st := tbl.SSTables[0]

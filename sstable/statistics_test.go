@@ -15,7 +15,7 @@ import (
 func corpusModes(t testing.TB) map[string]*corpus.ModeCorpus {
 	t.Helper()
 	out := map[string]*corpus.ModeCorpus{}
-	for _, mode := range modeOrder {
+	for _, mode := range corpus.Modes {
 		c, err := corpus.Load(filepath.Join(corpusRoot(), mode))
 		if err != nil {
 			t.Fatal(err)
@@ -25,22 +25,13 @@ func corpusModes(t testing.TB) map[string]*corpus.ModeCorpus {
 	return out
 }
 
-// modeOrder is the order tests walk the corpus modes in: oldest format
-// first.
-var modeOrder = []string{"nb", "oa", "da"}
-
-// eachCorpusTable runs fn for every table of every corpus mode, as the
-// subtest "<mode>/<table>", modes in modeOrder and tables in name order.
-// The returned cases tell whether -run left some out.
+// eachCorpusTable runs fn for every table of every corpus mode
+// (corpus.Cases.Tables). The returned cases tell whether -run left some
+// out.
 func eachCorpusTable(t *testing.T, fn func(t *testing.T, mode string, tbl *corpus.CorpusTable)) *corpus.Cases {
 	t.Helper()
 	cases := corpus.NewCases(t)
-	modes := corpusModes(t)
-	for _, mode := range modeOrder {
-		for _, tbl := range modes[mode].Sorted() {
-			cases.Run(mode+"/"+tbl.Name, func(t *testing.T) { fn(t, mode, tbl) })
-		}
-	}
+	cases.Tables(corpusRoot(), fn)
 	return cases
 }
 
@@ -147,7 +138,7 @@ func TestStatisticsCorruption(t *testing.T) {
 
 func FuzzParseStatistics(f *testing.F) {
 	corpora := corpusModes(f)
-	for _, mode := range modeOrder {
+	for _, mode := range corpus.Modes {
 		for _, tbl := range corpora[mode].Sorted() {
 			_, b, _ := readStatistics(f, tbl, tbl.SSTables[0])
 			f.Add(b)

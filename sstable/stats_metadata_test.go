@@ -359,7 +359,7 @@ func TestStatsFixtures3x(t *testing.T) {
 // COMPACTION component, or bytes left after it, is corruption.
 func TestStatsCorruptionAllModes(t *testing.T) {
 	corpora := corpusModes(t)
-	for _, mode := range modeOrder {
+	for _, mode := range corpus.Modes {
 		tbl := corpora[mode].Tables["clustered"]
 		t.Run(mode+"/"+tbl.Name, func(t *testing.T) {
 			_, b, v := readStatistics(t, tbl, tbl.SSTables[0])

@@ -103,7 +103,7 @@ func TestMurmur3TokenEdges(t *testing.T) {
 func TestMurmur3TokenCorpus(t *testing.T) {
 	checked, signExtended := 0, 0
 	cases := corpus.NewCases(t)
-	for _, mode := range []string{"nb", "oa", "da"} {
+	for _, mode := range corpus.Modes {
 		files, err := filepath.Glob(filepath.Join("..", "testdata", "corpus", mode, "corpus", "*", "expected.json"))
 		if err != nil {
 			t.Fatalf("list %s corpus: %v", mode, err)

@@ -13,8 +13,6 @@ import (
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
-var corpusModes = []string{"nb", "oa", "da"}
-
 // corpusTable is one corpus table with its SSTables open.
 type corpusTable struct {
 	mode    string
@@ -28,7 +26,7 @@ type corpusTable struct {
 func loadCorpus(t *testing.T) []corpusTable {
 	t.Helper()
 	var out []corpusTable
-	for _, mode := range corpusModes {
+	for _, mode := range corpus.Modes {
 		c, err := corpus.Load(filepath.Join("..", "..", "testdata", "corpus", mode))
 		if err != nil {
 			t.Fatal(err)
