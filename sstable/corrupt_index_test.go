@@ -3,10 +3,8 @@ package sstable_test
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/sstable-flight/sstable-flight/internal/corpus"
@@ -76,15 +74,7 @@ func TestIndexCorruption(t *testing.T) {
 				rng := corpus.Rand(t, 13)
 				d.table(t, mode, tbl, tbl.SSTables[0], func(src []byte, try func([]byte, string)) {
 					for trial := range 15 {
-						bad := append([]byte{}, src...)
-						if trial%4 == 3 {
-							n := rng.IntN(len(bad))
-							try(bad[:n], fmt.Sprintf("truncated to %d", n))
-							continue
-						}
-						i := rng.IntN(len(bad))
-						bad[i] ^= byte(1 + rng.IntN(255))
-						try(bad, fmt.Sprintf("byte %d flipped", i))
+						try(damaged(rng, src, trial%4 == 3))
 					}
 				})
 			})
@@ -153,21 +143,12 @@ func (d *damageCheck) table(t *testing.T, mode string, tbl *corpus.CorpusTable, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, comp := range slices.Sorted(maps.Keys(st.Components)) {
-		switch comp {
-		case "Summary.db", "Index.db", "Filter.db", "Partitions.db", "Rows.db":
-		default:
-			continue
-		}
-		src, _ := os.ReadFile(filepath.Join(tbl.Dir, st.Prefix+"-"+comp))
+	indexes := []string{"Summary.db", "Index.db", "Filter.db", "Partitions.db", "Rows.db"}
+	eachComponent(t, tbl, st, indexes, func(comp string, src []byte) {
 		if len(src) == 0 {
-			continue
+			return
 		}
-		dir := t.TempDir()
-		for c := range st.Components {
-			b, _ := os.ReadFile(filepath.Join(tbl.Dir, st.Prefix+"-"+c))
-			os.WriteFile(filepath.Join(dir, st.Prefix+"-"+c), b, 0o644)
-		}
+		dir := copyCorpusSSTable(t, tbl, st)
 		data := filepath.Join(dir, st.Prefix+"-Data.db")
 		where := fmt.Sprintf("%s/%s %s", mode, tbl.Name, st.Prefix+"-"+comp)
 		damage(src, func(bad []byte, what string) {
@@ -191,7 +172,7 @@ func (d *damageCheck) table(t *testing.T, mode string, tbl *corpus.CorpusTable, 
 				t.Errorf("%s %s: read succeeded with different content\n got %s\nwant %s", where, what, got, want)
 			}
 		})
-	}
+	})
 }
 
 func verify(path string) error {

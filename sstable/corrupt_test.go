@@ -3,10 +3,8 @@ package sstable_test
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -52,40 +50,18 @@ func TestCorruptionIsDetected(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, comp := range slices.Sorted(maps.Keys(st.Components)) {
-					switch comp {
-					case "Data.db", "CompressionInfo.db", "CRC.db", "Statistics.db", "TOC.txt":
-					default:
-						continue
-					}
-					src, err := os.ReadFile(filepath.Join(tbl.Dir, st.Prefix+"-"+comp))
-					if err != nil {
-						t.Fatal(err)
-					}
+				scanned := []string{"Data.db", "CompressionInfo.db", "CRC.db", "Statistics.db", "TOC.txt"}
+				eachComponent(t, tbl, st, scanned, func(comp string, src []byte) {
 					for trial := range 13 {
-						dir := t.TempDir()
-						for c := range st.Components {
-							b, err := os.ReadFile(filepath.Join(tbl.Dir, st.Prefix+"-"+c))
-							if err != nil {
-								t.Fatal(err)
-							}
-							if err := os.WriteFile(filepath.Join(dir, st.Prefix+"-"+c), b, 0o644); err != nil {
-								t.Fatal(err)
-							}
-						}
-						bad := append([]byte{}, src...)
-						what := ""
+						dir := copyCorpusSSTable(t, tbl, st)
+						var bad []byte
+						var what string
 						if trial == 12 {
 							// Cut to nothing: a Data.db with no chunk left
 							// once read as an SSTable without partitions.
-							bad, what = bad[:0], "truncated to 0"
-						} else if trial%3 == 2 && len(bad) > 1 {
-							n := rng.IntN(len(bad))
-							bad, what = bad[:n], fmt.Sprintf("truncated to %d", n)
+							bad, what = nil, "truncated to 0"
 						} else {
-							i := rng.IntN(len(bad))
-							bad[i] ^= byte(1 + rng.IntN(255))
-							what = fmt.Sprintf("byte %d flipped", i)
+							bad, what = damaged(rng, src, trial%3 == 2 && len(src) > 1)
 						}
 						damaged := filepath.Join(dir, st.Prefix+"-"+comp)
 						if err := os.WriteFile(damaged, bad, 0o644); err != nil {
@@ -104,7 +80,7 @@ func TestCorruptionIsDetected(t *testing.T) {
 							t.Errorf("%s %s: error does not name the file: %v", comp, what, err)
 						}
 					}
-				}
+				})
 			})
 		}
 	}

@@ -12,23 +12,6 @@ import (
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
-// copySSTable copies every component of the SSTable prefix in dir to a
-// fresh temporary directory, so a test may damage the copy.
-func copySSTable(t *testing.T, dir, prefix string, components []string) string {
-	t.Helper()
-	out := t.TempDir()
-	for _, c := range components {
-		b, err := os.ReadFile(filepath.Join(dir, prefix+"-"+c))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(out, prefix+"-"+c), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out
-}
-
 // TestCRCCountAsCassandraWrites checks the number of checksums CRC.db may
 // hold for an uncompressed Data.db. Cassandra 3.x appends the checksum of
 // the empty buffer its last flush writes (CRC32 of no bytes, 00000000), so
@@ -44,10 +27,6 @@ func TestCRCCountAsCassandraWrites(t *testing.T) {
 		tbl := corpora[mode].Tables["comp_none"]
 		t.Run(mode+"/"+tbl.Name, func(t *testing.T) {
 			st := tbl.SSTables[0]
-			var comps []string
-			for comp := range st.Components {
-				comps = append(comps, comp)
-			}
 			want, err := outcome(filepath.Join(tbl.Dir, st.Prefix+"-Data.db"))
 			if err != nil {
 				t.Fatal(err)
@@ -69,7 +48,7 @@ func TestCRCCountAsCassandraWrites(t *testing.T) {
 			}
 			for _, tc := range cases {
 				t.Run(tc.name, func(t *testing.T) {
-					dir := copySSTable(t, tbl.Dir, st.Prefix, comps)
+					dir := copyCorpusSSTable(t, tbl, st)
 					crcPath := filepath.Join(dir, st.Prefix+"-CRC.db")
 					if err := os.WriteFile(crcPath, tc.crc, 0o644); err != nil {
 						t.Fatal(err)

@@ -1,0 +1,67 @@
+package sstable_test
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/sstable-flight/sstable-flight/internal/corpus"
+)
+
+// copySSTable copies every component of the SSTable prefix in dir to a
+// fresh temporary directory, so a test may damage the copy.
+func copySSTable(t *testing.T, dir, prefix string, components []string) string {
+	t.Helper()
+	out := t.TempDir()
+	for _, c := range components {
+		b, err := os.ReadFile(filepath.Join(dir, prefix+"-"+c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, prefix+"-"+c), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// copyCorpusSSTable copies every component of a corpus SSTable to a
+// fresh temporary directory (copySSTable) and returns the directory.
+func copyCorpusSSTable(t *testing.T, tbl *corpus.CorpusTable, st corpus.SSTableFiles) string {
+	t.Helper()
+	return copySSTable(t, tbl.Dir, st.Prefix, slices.Sorted(maps.Keys(st.Components)))
+}
+
+// eachComponent calls fn with each component of st that names lists, in
+// name order, and its bytes.
+func eachComponent(t *testing.T, tbl *corpus.CorpusTable, st corpus.SSTableFiles, names []string, fn func(comp string, src []byte)) {
+	t.Helper()
+	for _, comp := range slices.Sorted(maps.Keys(st.Components)) {
+		if !slices.Contains(names, comp) {
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(tbl.Dir, st.Prefix+"-"+comp))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(comp, src)
+	}
+}
+
+// damaged returns a damaged copy of src and what was done to it: cut at a
+// random length when truncate is set, else one random byte flipped to
+// another value.
+func damaged(rng *rand.Rand, src []byte, truncate bool) ([]byte, string) {
+	bad := append([]byte{}, src...)
+	if truncate {
+		n := rng.IntN(len(bad))
+		return bad[:n], fmt.Sprintf("truncated to %d", n)
+	}
+	i := rng.IntN(len(bad))
+	bad[i] ^= byte(1 + rng.IntN(255))
+	return bad, fmt.Sprintf("byte %d flipped", i)
+}
