@@ -224,20 +224,12 @@ func TestAppendValues(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	for _, c := range valueCases() {
 		t.Run(c.name, func(t *testing.T) {
-			dt, err := arrowenc.DataType(c.typ)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b := array.NewBuilder(mem, dt)
+			b, a := newAppender(t, mem, c.typ)
 			defer b.Release()
-			a, err := arrowenc.NewAppender(c.typ, b)
-			if err != nil {
-				t.Fatal(err)
-			}
 			if err := a.Append(nil); err != nil {
 				t.Fatal(err)
 			}
-			err = a.Append(c.in)
+			err := a.Append(c.in)
 			if c.err {
 				if err == nil {
 					t.Fatalf("%x: no error", c.in)
@@ -290,16 +282,8 @@ func TestNativeValues(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	build := func(typ *marshal.Type, vals ...[]byte) arrow.Array {
 		t.Helper()
-		dt, err := arrowenc.DataType(typ)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := array.NewBuilder(mem, dt)
+		b, a := newAppender(t, mem, typ)
 		defer b.Release()
-		a, err := arrowenc.NewAppender(typ, b)
-		if err != nil {
-			t.Fatal(err)
-		}
 		for _, v := range vals {
 			if err := a.Append(v); err != nil {
 				t.Fatal(err)
@@ -367,13 +351,8 @@ func TestFailedAppendLeavesNoTrace(t *testing.T) {
 		lp([]byte("bob"), lp([]byte("B"), be32(2), lp(f64(1), f64(2))), coll([]byte("u"))),
 		lp([]byte("cid"), lp([]byte("C"), be32(3), lp(f64(1), be32(2)))), // double of 4 bytes
 	)
-	dt, _ := arrowenc.DataType(typ)
-	b := array.NewBuilder(mem, dt)
+	b, a := newAppender(t, mem, typ)
 	defer b.Release()
-	a, err := arrowenc.NewAppender(typ, b)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := a.Append(bad); err == nil {
 		t.Fatal("no error for a malformed nested double")
 	} else if !strings.Contains(err.Error(), "element 1") || !strings.Contains(err.Error(), "field home") {
@@ -419,12 +398,7 @@ func TestAppendAllocatesNothing(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	for _, c := range cases {
-		dt, _ := arrowenc.DataType(c.typ)
-		b := array.NewBuilder(mem, dt)
-		a, err := arrowenc.NewAppender(c.typ, b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b, a := newAppender(t, mem, c.typ)
 		const runs = 100
 		b.Reserve(runs + 10)
 		if bb, ok := b.(interface{ ReserveData(int) }); ok {

@@ -51,20 +51,12 @@ func FuzzAppend(f *testing.F) {
 		typ := types[int(pick)%len(types)]
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
-		dt, err := arrowenc.DataType(typ)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := array.NewBuilder(mem, dt)
+		b, a := newAppender(t, mem, typ)
 		defer b.Release()
-		a, err := arrowenc.NewAppender(typ, b)
-		if err != nil {
-			t.Fatal(err)
-		}
 		if err := a.Append(nil); err != nil {
 			t.Fatal(err)
 		}
-		err = a.Append(data)
+		err := a.Append(data)
 		want := 2
 		if err != nil {
 			if !errors.Is(err, arrowenc.ErrMalformed) {

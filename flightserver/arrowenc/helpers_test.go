@@ -15,10 +15,30 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/extensions"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
 	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
+
+// newAppender returns a builder of typ's Arrow type on mem and an
+// Appender into it. The caller releases the builder, before its checked
+// allocator asserts that nothing is left.
+func newAppender(t testing.TB, mem memory.Allocator, typ *marshal.Type) (array.Builder, *arrowenc.Appender) {
+	t.Helper()
+	dt, err := arrowenc.DataType(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := array.NewBuilder(mem, dt)
+	a, err := arrowenc.NewAppender(typ, b)
+	if err != nil {
+		b.Release()
+		t.Fatal(err)
+	}
+	return b, a
+}
 
 // Type constructors.
 
@@ -151,8 +171,9 @@ func canonOf(t *marshal.Type, arr arrow.Array, i int) any {
 	case marshal.Duration:
 		d := arr.(*array.MonthDayNanoInterval).Value(i)
 		return map[string]any{"months": int64(d.Months), "days": int64(d.Days), "nanos": d.Nanoseconds}
-	case marshal.List, marshal.Set:
-		l := arr.(*array.List)
+	case marshal.List, marshal.Set, marshal.Vector:
+		// A vector's fixed-size list reads as a list does.
+		l := arr.(array.ListLike)
 		start, end := l.ValueOffsets(i)
 		out := []any{}
 		for j := start; j < end; j++ {
@@ -179,14 +200,6 @@ func canonOf(t *marshal.Type, arr arrow.Array, i int) any {
 		out := map[string]any{}
 		for j, e := range t.Elems {
 			out[t.FieldNames[j]] = canonOf(e, s.Field(j), i)
-		}
-		return out
-	case marshal.Vector:
-		l := arr.(*array.FixedSizeList)
-		start, end := l.ValueOffsets(i)
-		out := []any{}
-		for j := start; j < end; j++ {
-			out = append(out, canonOf(t.Elems[0], l.ListValues(), int(j)))
 		}
 		return out
 	}
