@@ -65,34 +65,12 @@ func BenchmarkDoGetScanWide(b *testing.B)   { benchmarkScan(b, "wide", "wide") }
 
 func benchmarkScan(b *testing.B, bench, corpus string) {
 	c, ks := benchServer(b)
-	ctx := context.Background()
-	desc := path(ks, benchTable(ks, bench, corpus))
 	rows := int64(0)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		info, err := c.GetFlightInfo(ctx, desc)
-		if err != nil {
-			b.Fatal(err)
-		}
+	benchPlanAndRead(b, c, path(ks, benchTable(ks, bench, corpus)), func(ctx context.Context, info *flight.FlightInfo) {
 		for _, ep := range info.Endpoint {
-			stream, err := c.DoGet(ctx, ep.Ticket)
-			if err != nil {
-				b.Fatal(err)
-			}
-			rd, err := flight.NewRecordReader(stream)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for rd.Next() {
-				rows += rd.RecordBatch().NumRows()
-			}
-			if err := rd.Err(); err != nil {
-				b.Fatal(err)
-			}
-			rd.Release()
+			rows += readRows(ctx, b, c, ep.Ticket)
 		}
-	}
+	})
 	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
 	b.ReportMetric(float64(rows)/float64(b.N), "rows/op")
 }
@@ -102,9 +80,16 @@ func benchmarkScan(b *testing.B, bench, corpus string) {
 // trips a client makes; the latency per op is the client's.
 func BenchmarkKeyedRead(b *testing.B) {
 	c, ks := benchServer(b)
+	desc := &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: keyedCommand(ks)}
+	benchPlanAndRead(b, c, desc, func(ctx context.Context, info *flight.FlightInfo) {
+		readOneRow(ctx, b, c, info.Endpoint[0].Ticket)
+	})
+}
+
+// benchPlanAndRead times b.N operations of a client: plan desc
+// (GetFlightInfo), then read what the plan gives.
+func benchPlanAndRead(b *testing.B, c flight.Client, desc *flight.FlightDescriptor, read func(ctx context.Context, info *flight.FlightInfo)) {
 	ctx := context.Background()
-	body := keyedCommand(ks)
-	desc := &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: body}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
@@ -112,11 +97,7 @@ func BenchmarkKeyedRead(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		stream, err := c.DoGet(ctx, info.Endpoint[0].Ticket)
-		if err != nil {
-			b.Fatal(err)
-		}
-		readOneRow(b, stream)
+		read(ctx, info)
 	}
 }
 
@@ -141,30 +122,36 @@ func BenchmarkKeyedReadDirect(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		stream, err := c.DoGet(ctx, ticket)
-		if err != nil {
-			b.Fatal(err)
-		}
-		readOneRow(b, stream)
+		readOneRow(ctx, b, c, ticket)
 	}
 }
 
-// readOneRow reads a DoGet stream to its end and fails unless it held
-// exactly one row.
-func readOneRow(b *testing.B, stream flight.FlightService_DoGetClient) {
+// readRows reads a ticket's DoGet stream to its end, as a client decodes
+// it, and returns its rows.
+func readRows(ctx context.Context, b *testing.B, c flight.Client, ticket *flight.Ticket) int64 {
+	stream, err := c.DoGet(ctx, ticket)
+	if err != nil {
+		b.Fatal(err)
+	}
 	rd, err := flight.NewRecordReader(stream)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer rd.Release()
-	n := 0
+	n := int64(0)
 	for rd.Next() {
-		n += int(rd.RecordBatch().NumRows())
+		n += rd.RecordBatch().NumRows()
 	}
 	if err := rd.Err(); err != nil {
 		b.Fatal(err)
 	}
-	if n != 1 {
+	return n
+}
+
+// readOneRow reads a ticket's stream (readRows) and fails unless it held
+// exactly one row.
+func readOneRow(ctx context.Context, b *testing.B, c flight.Client, ticket *flight.Ticket) {
+	if n := readRows(ctx, b, c, ticket); n != 1 {
 		b.Fatalf("%d rows, want 1", n)
 	}
 }
