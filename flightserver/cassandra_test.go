@@ -23,15 +23,9 @@ import (
 func TestLiveCassandra(t *testing.T) {
 	node := cassandratest.Shared(t)
 	ctx := context.Background()
-	s := node.FreshKeyspace(t, "flight_it")
-	for _, q := range []string{
+	s := node.FreshKeyspace(t, "flight_it",
 		`CREATE TABLE flight_it.events (tenant text, day date, ts timestamp, seq int, s text STATIC, v text, n bigint,
-			PRIMARY KEY ((tenant, day), ts, seq)) WITH CLUSTERING ORDER BY (ts DESC, seq ASC)`,
-	} {
-		if err := s.Query(q).Exec(); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+			PRIMARY KEY ((tenant, day), ts, seq)) WITH CLUSTERING ORDER BY (ts DESC, seq ASC)`)
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for gen := range 2 {
 		for p := range 60 {

@@ -28,14 +28,8 @@ func TestInetKeysMatchCQL(t *testing.T) {
 	node := cassandratest.Shared(t)
 	ctx := context.Background()
 	const ks = "flight_inet"
-	s := node.FreshKeyspace(t, ks)
-	for _, q := range []string{
-		"CREATE TABLE " + ks + ".t (d inet, c inet, v int, PRIMARY KEY (d, c))",
-	} {
-		if err := s.Query(q).Exec(); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	s := node.FreshKeyspace(t, ks,
+		"CREATE TABLE "+ks+".t (d inet, c inet, v int, PRIMARY KEY (d, c))")
 	rows := []struct {
 		d, c string
 	}{

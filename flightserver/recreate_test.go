@@ -15,6 +15,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
+	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 
@@ -74,15 +75,10 @@ func TestRecreatedTableReadsItsOwnDirectory(t *testing.T) {
 		}
 	}
 	copyTable(true) // the old table, with its row
-	for _, q := range []string{
+	cassandratest.Exec(t, s,
 		"DROP TABLE recreate.t",
 		"CREATE TABLE recreate.t (k int PRIMARY KEY, v text)",
-		"INSERT INTO recreate.t (k, v) VALUES (2, 'new')",
-	} {
-		if err := s.Query(q).Exec(); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+		"INSERT INTO recreate.t (k, v) VALUES (2, 'new')")
 	serve := func(t *testing.T) *testServer {
 		cat := catalog.New(catalog.Options{Session: s})
 		return startServer(t, "oa", func(c *flightserver.Config) {

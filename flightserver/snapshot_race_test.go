@@ -212,11 +212,7 @@ func liveSnapshotServer(t *testing.T, sc snapshot.Config, stmts ...string) (*cas
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	for _, q := range stmts {
-		if err := s.Query(q).Exec(); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	cassandratest.Exec(t, s, stmts...)
 	sc.Mode = snapshot.Hardlink
 	sc.Dir = filepath.Join(filepath.Dir(node.DataDir()), "sstf-snapshots-"+t.Name())
 	cat := catalog.New(catalog.Options{Session: s})

@@ -25,14 +25,8 @@ func TestTableStatsFollowDisk(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	const ks = "flight_stats"
-	s := node.FreshKeyspace(t, ks)
-	for _, q := range []string{
-		"CREATE TABLE " + ks + ".t (k int PRIMARY KEY, v text)",
-	} {
-		if err := s.Query(q).Exec(); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	s := node.FreshKeyspace(t, ks,
+		"CREATE TABLE "+ks+".t (k int PRIMARY KEY, v text)")
 	if err := node.DisableAutoCompaction(ctx, ks, "t"); err != nil {
 		t.Fatal(err)
 	}

@@ -25,16 +25,10 @@ import (
 func TestNamedVersion(t *testing.T) {
 	node := cassandratest.Shared(t)
 	ctx := context.Background()
-	s := node.FreshKeyspace(t, "small_version")
 	// Written under a keyspace of this test's own; the copy below serves
 	// it as keyspace version.
-	for _, q := range []string{
-		"CREATE TABLE small_version.version (id int, version int, v text, PRIMARY KEY (id, version))",
-	} {
-		if err := s.Query(q).Exec(); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	s := node.FreshKeyspace(t, "small_version",
+		"CREATE TABLE small_version.version (id int, version int, v text, PRIMARY KEY (id, version))")
 	var want []string
 	for id := range 5 {
 		for ver := range 3 {

@@ -21,16 +21,10 @@ import (
 func TestCompareCQLSameOps(t *testing.T) {
 	node := cassandratest.Shared(t)
 	ctx := context.Background()
-	s := node.FreshKeyspace(t, "loadgen_it")
-	for _, q := range []string{
+	s := node.FreshKeyspace(t, "loadgen_it",
 		"CREATE TABLE loadgen_it.kv (id bigint PRIMARY KEY, v text)",
 		"CREATE TABLE loadgen_it.ts (tenant text, day date, seq int, v text, PRIMARY KEY ((tenant, day), seq))",
-		"CREATE TABLE loadgen_it.tsd (tenant text, seq int, v text, PRIMARY KEY (tenant, seq)) WITH CLUSTERING ORDER BY (seq DESC)",
-	} {
-		if err := s.Query(q).Exec(); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+		"CREATE TABLE loadgen_it.tsd (tenant text, seq int, v text, PRIMARY KEY (tenant, seq)) WITH CLUSTERING ORDER BY (seq DESC)")
 	const kvRows = 400
 	for i := range kvRows {
 		if err := s.Query("INSERT INTO loadgen_it.kv (id, v) VALUES (?, ?)", int64(i-200)*7_919_000_000_001, fmt.Sprintf("v%d", i)).Exec(); err != nil {

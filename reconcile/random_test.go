@@ -59,21 +59,9 @@ const (
 //	go test ./reconcile -run TestRandomMatchesCQL -reconcile.seed=N -reconcile.cases=1
 func TestRandomMatchesCQL(t *testing.T) {
 	n := cassandratest.Shared(t)
-	s, err := n.Session()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := n.FreshKeyspace(t, randKeyspace)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	for _, q := range []string{
-		"DROP KEYSPACE IF EXISTS " + randKeyspace,
-		"CREATE KEYSPACE " + randKeyspace + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-	} {
-		if err := s.Query(q).Exec(); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
 	var st randStats
 	for first := 0; first < *randCases; first += randBatch {
 		var batch []*randCase

@@ -25,15 +25,10 @@ func TestSharedNodeWritesFlushesCompactsDumps(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for _, q := range []string{
+	Exec(t, s,
 		"CREATE KEYSPACE IF NOT EXISTS harness_test WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"DROP TABLE IF EXISTS harness_test.kv",
-		"CREATE TABLE harness_test.kv (k int PRIMARY KEY, v text)",
-	} {
-		if err := s.Query(q).Exec(); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+		"CREATE TABLE harness_test.kv (k int PRIMARY KEY, v text)")
 	if err := n.DisableAutoCompaction(ctx, "harness_test", "kv"); err != nil {
 		t.Fatal(err)
 	}

@@ -196,26 +196,32 @@ func (n *Node) Session() (*gocql.Session, error) {
 	return s, nil
 }
 
-// FreshKeyspace connects to the node and drops and creates keyspace
-// name (SimpleStrategy, one replica), so a test starts from an empty
-// keyspace of its own whatever an earlier run left. The session closes
-// when t ends; a failure fails t.
-func (n *Node) FreshKeyspace(t testing.TB, name string) *gocql.Session {
+// FreshKeyspace connects to the node, drops and creates keyspace name
+// (SimpleStrategy, one replica) and runs ddl (its tables, say), so a test
+// starts from a keyspace of its own whatever an earlier run left. The
+// session closes when t ends; a failure fails t.
+func (n *Node) FreshKeyspace(t testing.TB, name string, ddl ...string) *gocql.Session {
 	t.Helper()
 	s, err := n.Session()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	for _, q := range []string{
-		"DROP KEYSPACE IF EXISTS " + name,
-		"CREATE KEYSPACE " + name + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-	} {
+	Exec(t, s, "DROP KEYSPACE IF EXISTS "+name,
+		"CREATE KEYSPACE "+name+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	Exec(t, s, ddl...)
+	return s
+}
+
+// Exec runs CQL statements on s in order; the first that fails fails t,
+// naming the statement.
+func Exec(t testing.TB, s *gocql.Session, statements ...string) {
+	t.Helper()
+	for _, q := range statements {
 		if err := s.Query(q).Exec(); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	return s
 }
 
 func (n *Node) waitCQL(ctx context.Context, timeout time.Duration) error {
