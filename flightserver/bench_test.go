@@ -5,16 +5,13 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
+	"github.com/sstable-flight/sstable-flight/internal/flighttest"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 
@@ -27,27 +24,9 @@ func benchServer(b *testing.B) (flight.Client, string) {
 	if dir == "" {
 		dir, ks = corpusRoot()+"/oa", "corpus"
 	}
-	srv, err := flightserver.New(flightserver.Config{DataDir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Snapshot: snapshot.Config{Mode: snapshot.Live}}) // bench data does not change under the benchmark
-	if err != nil {
-		b.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	go srv.Serve(lis)
-	c, err := flight.NewClientWithMiddleware(lis.Addr().String(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		c.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	})
-	return c, ks
+	s := flighttest.Serve(b, flightserver.Config{DataDir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Snapshot: snapshot.Config{Mode: snapshot.Live}}, false) // bench data does not change under the benchmark
+	return flighttest.Dial(b, s.Addr), ks
 }
 
 func benchTable(ks, bench, corpus string) string {

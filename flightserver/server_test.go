@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net"
 	"path/filepath"
 	"testing"
 	"time"
@@ -13,8 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/internal/flighttest"
@@ -46,30 +43,11 @@ func startServer(t *testing.T, mode string, mutate ...func(*flightserver.Config)
 	for _, f := range mutate {
 		f(&cfg)
 	}
-	srv, err := flightserver.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(lis) }()
-	c, err := flight.NewClientWithMiddleware(lis.Addr().String(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := &testServer{srv: srv, addr: lis.Addr().String(), mem: mem, client: c}
-	t.Cleanup(func() {
-		c.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		<-done
-		mem.AssertSize(t, 0)
-	})
-	return ts
+	// Cleanups run last first: the client closes, the server stops, then
+	// every Arrow buffer must be back.
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
+	s := flighttest.Serve(t, cfg, false)
+	return &testServer{srv: s.Server, addr: s.Addr, mem: mem, client: flighttest.Dial(t, s.Addr)}
 }
 
 // readAll reads every endpoint of a flight info, in order.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/flighttest"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 
@@ -43,29 +43,8 @@ func startServer(t *testing.T, mutate ...func(*flightserver.Config)) *testServer
 	for _, f := range mutate {
 		f(&cfg)
 	}
-	srv, err := flightserver.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	adm, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan struct{}, 2)
-	go func() { srv.Serve(lis); served <- struct{}{} }()
-	go func() { srv.ServeAdmin(adm); served <- struct{}{} }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		<-served
-		<-served
-	})
-	return &testServer{addr: lis.Addr().String(), metrics: "http://" + adm.Addr().String() + "/metrics"}
+	s := flighttest.Serve(t, cfg, true)
+	return &testServer{addr: s.Addr, metrics: "http://" + s.AdminAddr + "/metrics"}
 }
 
 // config is a short run of one shape against the test server.
