@@ -14,24 +14,34 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/apache/arrow-go/v18/arrow/flight"
+
 	"github.com/sstable-flight/sstable-flight/flightserver"
 )
+
+// connect applies cfg's defaults, dials its server (closed when the test
+// ends) and loads the schema of its table, as Run does before a ramp.
+func connect(t *testing.T, cfg *Config) (flight.Client, *TableSchema) {
+	t.Helper()
+	cfg.defaults()
+	c, err := DialFlight(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	s, err := loadSchema(context.Background(), c, cfg.Keyspace, cfg.Table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, s
+}
 
 // target dials the test server and builds the Flight arm of cfg, for
 // checking single ops against expected.json.
 func target(t *testing.T, cfg Config) (*flightTarget, *plan, *TableSchema) {
 	t.Helper()
-	cfg.defaults()
-	c, err := DialFlight(&cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c, s := connect(t, &cfg)
 	ctx := context.Background()
-	s, err := loadSchema(ctx, c, cfg.Keyspace, cfg.Table)
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := &plan{seed: cfg.Seed, k: cfg.K, fraction: cfg.RangeFraction}
 	if needsKeys(cfg.Shape) {
 		sample, err := sampleKeys(ctx, c, s, cfg.Keys, cfg.ScanSplits, cfg.Seed, cfg.Shape == ShapeSlice)
@@ -88,17 +98,8 @@ func TestSampleKeys(t *testing.T) {
 	ts := startServer(t)
 	exp := loadExpected(t, "many")
 	cfg := ts.config("many", ShapePoint)
-	cfg.defaults()
-	c, err := DialFlight(&cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, s := connect(t, &cfg)
 	ctx := context.Background()
-	s, err := loadSchema(ctx, c, "corpus", "many")
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(s.Key) != 1 || s.Key[0].Name != "id" || s.Key[0].CQLType != "bigint" {
 		t.Fatalf("partition key %+v, want id bigint", s.Key)
 	}

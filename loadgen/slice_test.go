@@ -49,17 +49,8 @@ func TestSliceRowsExact(t *testing.T) {
 	ts := startServer(t)
 	rows := clusteredRows(t)
 	cfg := ts.config("clustered", ShapeSlice)
-	cfg.defaults()
-	c, err := DialFlight(&cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, s := connect(t, &cfg)
 	ctx := context.Background()
-	s, err := loadSchema(ctx, c, cfg.Keyspace, cfg.Table)
-	if err != nil {
-		t.Fatal(err)
-	}
 	sample, err := sampleKeys(ctx, c, s, cfg.Keys, cfg.ScanSplits, cfg.Seed, true)
 	if err != nil {
 		t.Fatal(err)
