@@ -10,7 +10,7 @@ import (
 // BenchmarkReadChunkLZ4 shows steady-state chunk reads allocate nothing:
 // the caller's buffer and the reader's scratch are reused.
 func BenchmarkReadChunkLZ4(b *testing.B) {
-	s := findTableB(b, "oa", "comp_lz4_4k")
+	s := findTable(b, "oa", "comp_lz4_4k")
 	info, err := ParseInfo(readFile(b, s.path("CompressionInfo.db")), s.path("CompressionInfo.db"), true)
 	if err != nil {
 		b.Fatal(err)
@@ -54,21 +54,11 @@ func TestReadChunkNoAllocs(t *testing.T) {
 	}
 }
 
-func findTableB(b *testing.B, version, table string) corpusSSTable {
-	for _, s := range corpus(b) {
-		if s.version == version && s.table == table {
-			return s
-		}
-	}
-	b.Fatalf("no %s %s", version, table)
-	return corpusSSTable{}
-}
-
 // BenchmarkReadAtCached reads 100 bytes per op through a chunk cache that
 // holds every chunk: a warm point read copies out of the cache's slots
 // and allocates nothing.
 func BenchmarkReadAtCached(b *testing.B) {
-	s := findTableB(b, "oa", "comp_lz4_4k")
+	s := findTable(b, "oa", "comp_lz4_4k")
 	info, err := ParseInfo(readFile(b, s.path("CompressionInfo.db")), s.path("CompressionInfo.db"), true)
 	if err != nil {
 		b.Fatal(err)

@@ -25,7 +25,8 @@ func wantCorruption(t *testing.T, err error, component string, offset int64, fil
 	}
 }
 
-func findTable(t *testing.T, version, table string) corpusSSTable {
+// findTable is the corpus SSTable of table in format version.
+func findTable(t testing.TB, version, table string) corpusSSTable {
 	for _, s := range corpus(t) {
 		if s.version == version && s.table == table {
 			return s
