@@ -61,6 +61,19 @@ func damageNode(t *testing.T, mode snapshot.Mode, data string) func() *testServe
 	}
 }
 
+// timestampsServer serves a copy of the corpus' timestamps table (three
+// oa generations) in one snapshot mode (damageServer) and returns the
+// copy's table directory, for the test to damage under the server.
+func timestampsServer(t *testing.T, mode snapshot.Mode) (*testServer, string) {
+	t.Helper()
+	data := copyCorpusTable(t, "timestamps")
+	dirs, _ := filepath.Glob(filepath.Join(data, "corpus", "timestamps-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("timestamps table directories in %s: %v", data, dirs)
+	}
+	return damageServer(t, mode, data), dirs[0]
+}
+
 // TestIncompleteSSTableFailsTheRead is issue #13's finding 4: an SSTable
 // of a multi-generation table whose Data.db (or another component its
 // TOC lists) is missing, a directory or a symbolic link, or whose TOC.txt
@@ -127,10 +140,7 @@ func TestIncompleteSSTableFailsTheRead(t *testing.T) {
 				code = c.sideCode
 			}
 			t.Run(string(mode)+"/"+c.name, func(t *testing.T) {
-				data := copyCorpusTable(t, "timestamps")
-				dirs, _ := filepath.Glob(filepath.Join(data, "corpus", "timestamps-*"))
-				dir := dirs[0]
-				ts := damageServer(t, mode, data)
+				ts, dir := timestampsServer(t, mode)
 				ctx := context.Background()
 				want, err := scanRows(ctx, ts, "corpus", "timestamps")
 				if err != nil || !strings.Contains(want, "v=newer than partition delete") {
@@ -181,10 +191,7 @@ func must(t *testing.T, err error) {
 func TestObsoleteSSTableBeingDeleted(t *testing.T) {
 	for _, mode := range []snapshot.Mode{snapshot.Hardlink, snapshot.Live} {
 		t.Run(string(mode), func(t *testing.T) {
-			data := copyCorpusTable(t, "timestamps")
-			dirs, _ := filepath.Glob(filepath.Join(data, "corpus", "timestamps-*"))
-			dir := dirs[0]
-			ts := damageServer(t, mode, data)
+			ts, dir := timestampsServer(t, mode)
 			ctx := context.Background()
 			want, err := scanRows(ctx, ts, "corpus", "timestamps")
 			if err != nil {

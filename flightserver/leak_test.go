@@ -56,10 +56,7 @@ func TestErrorsShowNoFileContentNorServerPaths(t *testing.T) {
 	} {
 		for _, mode := range []snapshot.Mode{snapshot.Hardlink, snapshot.Live} {
 			t.Run(string(mode)+"/"+c.name, func(t *testing.T) {
-				data := copyCorpusTable(t, "timestamps")
-				dirs, _ := filepath.Glob(filepath.Join(data, "corpus", "timestamps-*"))
-				dir := dirs[0]
-				ts := damageServer(t, mode, data)
+				ts, dir := timestampsServer(t, mode)
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
 				if _, err := scanRows(ctx, ts, "corpus", "timestamps"); err != nil {
@@ -73,7 +70,8 @@ func TestErrorsShowNoFileContentNorServerPaths(t *testing.T) {
 				if status.Code(err) != c.code || !strings.Contains(msg, rel) {
 					t.Fatalf("scan: %v; want %v naming %s", err, c.code, rel)
 				}
-				root := filepath.Dir(data) // holds the data and the snapshot directories
+				data := filepath.Dir(filepath.Dir(dir)) // <data>/corpus/<table dir>
+				root := filepath.Dir(data)              // holds the data and the snapshot directories
 				for _, leak := range []string{"hunter2", data, root, outside} {
 					if strings.Contains(msg, leak) {
 						t.Fatalf("the message shows %q: %s", leak, msg)

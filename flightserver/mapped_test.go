@@ -22,10 +22,7 @@ import (
 func TestTruncatedFilterIsNoCrash(t *testing.T) {
 	for _, mode := range []snapshot.Mode{snapshot.Hardlink, snapshot.Live} {
 		t.Run(string(mode), func(t *testing.T) {
-			data := copyCorpusTable(t, "timestamps")
-			dirs, _ := filepath.Glob(filepath.Join(data, "corpus", "timestamps-*"))
-			dir := dirs[0]
-			ts := damageServer(t, mode, data)
+			ts, dir := timestampsServer(t, mode)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			queries := keyQueries("corpus", "timestamps", "p", 1, 2, 3, 99)
