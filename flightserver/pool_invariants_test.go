@@ -9,20 +9,6 @@ import (
 	"github.com/sstable-flight/sstable-flight/internal/invariants"
 )
 
-// panics runs f and returns its panic message, or "" when it returns.
-func panics(f func()) (msg string) {
-	defer func() {
-		if r := recover(); r != nil {
-			msg, _ = r.(string)
-			if msg == "" {
-				msg = "non-string panic"
-			}
-		}
-	}()
-	f()
-	return ""
-}
-
 // reusedOnce allocates size bytes until the pool hands back a buffer
 // freed just before (see recycle), without dirtying it.
 func reusedOnce(t *testing.T, p *poolAllocator, size int) (first, again []byte) {
@@ -72,7 +58,7 @@ func TestPoolDoubleFreePanics(t *testing.T) {
 	p := newPoolAllocator()
 	b := p.Allocate(1000)
 	p.Free(b)
-	if msg := panics(func() { p.Free(b) }); !strings.Contains(msg, "freed twice") {
+	if msg := invariants.PanicMessage(func() { p.Free(b) }); !strings.Contains(msg, "freed twice") {
 		t.Fatalf("second Free of a pooled buffer: panic %q", msg)
 	}
 
@@ -84,7 +70,7 @@ func TestPoolDoubleFreePanics(t *testing.T) {
 	if mine[0] != invariants.PoisonByte {
 		t.Fatal("a stale Free did not poison the buffer's new user")
 	}
-	if msg := panics(func() { p.Free(mine) }); !strings.Contains(msg, "freed twice") {
+	if msg := invariants.PanicMessage(func() { p.Free(mine) }); !strings.Contains(msg, "freed twice") {
 		t.Fatalf("Free after a stale Free: panic %q", msg)
 	}
 }
@@ -96,7 +82,7 @@ func TestPoolWriteAfterFreePanics(t *testing.T) {
 		p.Free(b)
 		b[10] = 1 // a use after release
 		var c []byte
-		msg := panics(func() { c = p.Allocate(1000) })
+		msg := invariants.PanicMessage(func() { c = p.Allocate(1000) })
 		if msg == "" {
 			if addr(c) == addr(b) {
 				t.Fatal("the written buffer was handed out again without a panic")

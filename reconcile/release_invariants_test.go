@@ -14,17 +14,6 @@ import (
 	"github.com/sstable-flight/sstable-flight/reconcile/reconciletest"
 )
 
-// panicMsg runs f and returns what it panicked with, or "".
-func panicMsg(f func()) (msg string) {
-	defer func() {
-		if r := recover(); r != nil {
-			msg, _ = r.(string)
-		}
-	}()
-	f()
-	return ""
-}
-
 // TestDoubleReleasePanics: in invariants builds a second Release of a
 // merger panics, also after a later merge took the scratch the first
 // Release pooled (the case a nil-table check alone would miss, releasing
@@ -55,7 +44,7 @@ func TestDoubleReleasePanics(t *testing.T) {
 	}
 	want := count(m)
 	m.Release()
-	if msg := panicMsg(m.Release); !strings.Contains(msg, "released twice") {
+	if msg := invariants.PanicMessage(m.Release); !strings.Contains(msg, "released twice") {
 		t.Fatalf("second Release: panic %q", msg)
 	}
 
@@ -94,7 +83,7 @@ func TestDoubleReleasePanics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if msg := panicMsg(m.Release); !strings.Contains(msg, "released twice") {
+	if msg := invariants.PanicMessage(m.Release); !strings.Contains(msg, "released twice") {
 		t.Fatalf("stale Release while another merge runs: panic %q", msg)
 	}
 	if n := count(other); n != want {

@@ -77,16 +77,6 @@ func TestRefillPoisonsStaleSlices(t *testing.T) {
 	t.Logf("%d stale rows and %d of %d old keys poisoned", poisonedRows, poisonedKeys, len(oldKeys))
 }
 
-func panicMsg(f func()) (msg string) {
-	defer func() {
-		if r := recover(); r != nil {
-			msg, _ = r.(string)
-		}
-	}()
-	f()
-	return ""
-}
-
 // TestScannerReleasePoisonsAndPanicsTwice: Release poisons what the
 // scanner returned, and a second Release panics, also once a later Get
 // took the scanner's buffers.
@@ -105,7 +95,7 @@ func TestScannerReleasePoisonsAndPanicsTwice(t *testing.T) {
 	if !invariants.Poisoned(key) || !invariants.Poisoned(c) {
 		t.Fatalf("after Release the key reads %x and the clustering %x", key, c)
 	}
-	if msg := panicMsg(g.Release); !strings.Contains(msg, "released twice") {
+	if msg := invariants.PanicMessage(g.Release); !strings.Contains(msg, "released twice") {
 		t.Fatalf("second Release: panic %q", msg)
 	}
 
@@ -118,7 +108,7 @@ func TestScannerReleasePoisonsAndPanicsTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if msg := panicMsg(a.Release); !strings.Contains(msg, "released twice") {
+	if msg := invariants.PanicMessage(a.Release); !strings.Contains(msg, "released twice") {
 		t.Fatalf("stale Release after another Get: panic %q", msg)
 	}
 	if !b.NextPartition() || !bytes.Equal(b.Partition().Key, parts[1].key) {

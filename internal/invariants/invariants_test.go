@@ -30,3 +30,15 @@ func TestKept(t *testing.T) {
 		t.Fatalf("Enabled %v but P() %v", Enabled, k.P())
 	}
 }
+
+func TestPanicMessage(t *testing.T) {
+	if got := PanicMessage(func() {}); got != "" {
+		t.Errorf("no panic: %q", got)
+	}
+	if got := PanicMessage(func() { panic("released twice") }); got != "released twice" {
+		t.Errorf("string panic: %q", got)
+	}
+	if got := PanicMessage(func() { var m map[string]int; m["x"] = 1 }); got == "" {
+		t.Error("a runtime error read as no panic")
+	}
+}
