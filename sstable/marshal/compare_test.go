@@ -75,18 +75,11 @@ func uuidV(version int, hi uint64, lo uint64) []byte {
 // collection encodes a frozen list/set/map body: int32 count and int32
 // length-prefixed values (nil for null); count is len(vals)/per.
 func collection(per int, vals ...[]byte) []byte {
-	b := i32(int32(len(vals) / per))
-	for _, v := range vals {
-		if v == nil {
-			b = append(b, i32(-1)...)
-			continue
-		}
-		b = append(b, i32(int32(len(v)))...)
-		b = append(b, v...)
-	}
-	return b
+	return append(i32(int32(len(vals)/per)), tuple(vals...)...)
 }
 
+// tuple encodes int32 length-prefixed values (nil for null), the body of
+// a tuple or UDT and of a collection after its count.
 func tuple(vals ...[]byte) []byte {
 	var b []byte
 	for _, v := range vals {
