@@ -28,13 +28,22 @@ const (
 	stopTimeout  = 20 * time.Second
 )
 
+// crashSetup builds the server and lays out what a crash test runs it
+// on: a copy of the corpus as Cassandra's data directory
+// (prepareDataDir; wideDir is its wide table's directory) and the path
+// of a snapshot directory, both under the test's temporary directory.
+func crashSetup(t *testing.T) (bin, data, snaps, wideDir string) {
+	t.Helper()
+	bin = buildServer(t)
+	tmp := t.TempDir()
+	data, snaps = filepath.Join(tmp, "data"), filepath.Join(tmp, "snaps")
+	return bin, data, snaps, prepareDataDir(t, data)
+}
+
 func TestCrashLeavesCassandraUntouched(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	bin := buildServer(t)
-	tmp := t.TempDir()
-	data, snaps := filepath.Join(tmp, "data"), filepath.Join(tmp, "snaps")
-	wideDir := prepareDataDir(t, data)
+	bin, data, snaps, wideDir := crashSetup(t)
 	want := expectedRows(t, wideDir)
 	before := checksumTree(t, data)
 
@@ -116,10 +125,7 @@ func TestCrashLeavesCassandraUntouched(t *testing.T) {
 func TestSecondServerOnSameSnapshotDirFails(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	bin := buildServer(t)
-	tmp := t.TempDir()
-	data, snaps := filepath.Join(tmp, "data"), filepath.Join(tmp, "snaps")
-	prepareDataDir(t, data)
+	bin, data, snaps, _ := crashSetup(t)
 
 	s1 := startServer(t, bin, data, snaps)
 	c1 := dial(t, s1)
