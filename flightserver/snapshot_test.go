@@ -2,12 +2,12 @@ package flightserver_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
+	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 
@@ -29,23 +29,7 @@ func copyCorpusTables(t *testing.T, format string, tables ...string) string {
 		if len(src) != 1 {
 			t.Fatalf("corpus table %s/%s: %v", format, table, src)
 		}
-		dst := filepath.Join(data, "corpus", filepath.Base(src[0]))
-		if err := os.MkdirAll(dst, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		files, _ := os.ReadDir(src[0])
-		for _, f := range files {
-			if f.IsDir() {
-				continue
-			}
-			b, err := os.ReadFile(filepath.Join(src[0], f.Name()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dst, f.Name()), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		corpus.CopyDir(t, src[0], filepath.Join(data, "corpus", filepath.Base(src[0])))
 	}
 	return data
 }

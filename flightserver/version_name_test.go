@@ -15,6 +15,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/corpus"
 )
 
 // TestNamedVersion reads a table whose keyspace, table and a column are
@@ -54,25 +55,7 @@ func TestNamedVersion(t *testing.T) {
 	src := filepath.Join(node.DataDir(), "small_version", dirName)
 	data := t.TempDir()
 	dst := filepath.Join(data, "version", dirName)
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	files, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		if !f.Type().IsRegular() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(src, f.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, f.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	corpus.CopyDir(t, src, dst)
 	schema := "CREATE TABLE version.version (id int, version int, v text, PRIMARY KEY (id, version));\n"
 	if err := os.WriteFile(filepath.Join(dst, "schema.cql"), []byte(schema), 0o644); err != nil {
 		t.Fatal(err)

@@ -134,14 +134,6 @@ func copySSTable(t *testing.T, from, prefix, dir string) string {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no components of %s in %s", prefix, from)
 	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	corpus.CopyFiles(t, dir, files...)
 	return filepath.Join(dir, prefix+"-Data.db")
 }

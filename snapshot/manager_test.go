@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/internal/testclock"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
@@ -37,15 +38,7 @@ func addGeneration(t *testing.T, dir, gen string) {
 	if len(src) == 0 {
 		t.Fatalf("no corpus generation %s", gen)
 	}
-	for _, f := range src {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	corpus.CopyFiles(t, dir, src...)
 }
 
 // removeGeneration deletes oa-<gen>-big-* from dir: what a compaction

@@ -17,15 +17,11 @@ import (
 func copySSTable(t *testing.T, dir, prefix string, components []string) string {
 	t.Helper()
 	out := t.TempDir()
-	for _, c := range components {
-		b, err := os.ReadFile(filepath.Join(dir, prefix+"-"+c))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(out, prefix+"-"+c), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	files := make([]string, len(components))
+	for i, c := range components {
+		files[i] = filepath.Join(dir, prefix+"-"+c)
 	}
+	corpus.CopyFiles(t, out, files...)
 	return out
 }
 

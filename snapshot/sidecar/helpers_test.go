@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar/sidecartest"
 	"github.com/sstable-flight/sstable-flight/sstable"
@@ -44,7 +45,7 @@ func newFixture(t *testing.T) *fixture {
 			continue
 		}
 		dst := filepath.Join(dataDir, keyspace, e.Name())
-		copyFiles(t, filepath.Join(src, e.Name()), dst)
+		corpus.CopyDir(t, filepath.Join(src, e.Name()), dst)
 		name, _, _ := strings.Cut(e.Name(), "-")
 		f.tables[name] = dst
 	}
@@ -54,31 +55,6 @@ func newFixture(t *testing.T) *fixture {
 	f.fake = sidecartest.New(dataDir)
 	t.Cleanup(f.fake.Close)
 	return f
-}
-
-// copyFiles copies a directory's regular files (not its subdirectories,
-// which hold the corpus's reports, not SSTables).
-func copyFiles(t *testing.T, src, dst string) {
-	t.Helper()
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 func (f *fixture) client(opts sidecar.Options) *sidecar.Client {
