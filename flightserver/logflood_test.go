@@ -1,11 +1,9 @@
 package flightserver_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -15,30 +13,12 @@ import (
 	"github.com/sstable-flight/sstable-flight/internal/flighttest"
 )
 
-// syncBuffer is a log sink several RPCs may write at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestUnauthenticatedFloodLogsOnce: a flood of calls without the bearer
 // token writes the first failure's WARN line and, within the interval,
 // no more (a later line counts those suppressed); before, every call
 // wrote one, so a client without a token could fill the disk.
 func TestUnauthenticatedFloodLogsOnce(t *testing.T) {
-	var logs syncBuffer
+	var logs flighttest.SyncBuffer
 	ts := startServer(t, "oa", func(c *flightserver.Config) {
 		c.AuthToken = "s3cret-flood-token-0123"
 		c.Logger = slog.New(slog.NewTextHandler(&logs, nil))

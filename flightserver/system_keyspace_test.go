@@ -1,13 +1,11 @@
 package flightserver_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
@@ -18,25 +16,6 @@ import (
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 	"github.com/sstable-flight/sstable-flight/internal/flighttest"
 )
-
-// lockedBuffer collects a server's log lines, written from its RPCs'
-// goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestSystemKeyspacesNeverServed serves a real node's data directory
 // (read in place, never written) with schemas from files, as a server
@@ -51,7 +30,7 @@ func TestSystemKeyspacesNeverServed(t *testing.T) {
 			t.Fatalf("the node has no %s directory to hide: %v", ks, err)
 		}
 	}
-	logs := &lockedBuffer{}
+	logs := &flighttest.SyncBuffer{}
 	ts := startServer(t, "", func(c *flightserver.Config) {
 		c.DataDir = node.DataDir()
 		c.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))

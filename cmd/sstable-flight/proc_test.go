@@ -5,14 +5,12 @@ package main_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,32 +19,17 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/sstable-flight/sstable-flight/internal/flighttest"
 )
 
 // server is a running sstable-flight process.
 type server struct {
 	cmd     *exec.Cmd
-	stderr  *syncBuffer
+	stderr  *flighttest.SyncBuffer
 	addr    string
 	done    chan struct{} // closed when Wait returned
 	waitErr error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 func serverArgs(data, snaps string) []string {
@@ -118,7 +101,7 @@ func startProcess(t *testing.T, bin string, args []string) *server {
 // it is killed at the test's end if still running.
 func spawn(t *testing.T, bin string, env []string, args ...string) *server {
 	t.Helper()
-	s := &server{cmd: exec.Command(bin, args...), stderr: &syncBuffer{}, done: make(chan struct{})}
+	s := &server{cmd: exec.Command(bin, args...), stderr: &flighttest.SyncBuffer{}, done: make(chan struct{})}
 	s.cmd.Stderr = s.stderr
 	if env != nil {
 		s.cmd.Env = append(os.Environ(), env...)

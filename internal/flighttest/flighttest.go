@@ -1,6 +1,3 @@
-// Package flighttest holds what the tests of the Flight server (in
-// process, flightserver's, and as a child process, cmd/sstable-flight's)
-// do to it as a client.
 package flighttest
 
 import (
