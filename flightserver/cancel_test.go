@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/flight"
+
 	"github.com/sstable-flight/sstable-flight/flightserver"
 )
 
@@ -44,10 +46,13 @@ func adminMetric(t *testing.T, ts *testServer) func(name string) string {
 // row loop looks at the context every 1,024 rows, well under a
 // millisecond; the bound leaves room for a loaded 2-core machine, where
 // 50 ms failed once at 121 ms with other builds running.)
-func TestCancelStopsStream(t *testing.T) {
-	ts := startServer(t, "oa", func(c *flightserver.Config) { c.BatchRows = 1 })
-	metric := adminMetric(t, ts)
-	ctx, cancel := context.WithCancel(context.Background())
+// holdWideStream plans corpus.wide and opens its first endpoint's DoGet
+// under ctx, reading one message. On a server of one-row batches the
+// 825-row table overflows gRPC's flow-control window, so the stream
+// holds its admission slot, unread, until ctx is cancelled. It returns
+// the plan.
+func holdWideStream(ctx context.Context, t *testing.T, ts *testServer) *flight.FlightInfo {
+	t.Helper()
 	info, err := ts.client.GetFlightInfo(ctx, path("corpus", "wide"))
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +64,14 @@ func TestCancelStopsStream(t *testing.T) {
 	if _, err := stream.Recv(); err != nil {
 		t.Fatal(err)
 	}
+	return info
+}
+
+func TestCancelStopsStream(t *testing.T) {
+	ts := startServer(t, "oa", func(c *flightserver.Config) { c.BatchRows = 1 })
+	metric := adminMetric(t, ts)
+	ctx, cancel := context.WithCancel(context.Background())
+	holdWideStream(ctx, t, ts)
 	if v := metric("sstf_streams_active"); v != "1" {
 		t.Fatalf("streams active while reading: %q", v)
 	}

@@ -223,20 +223,8 @@ func TestShedsWithUnavailable(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	info, err := ts.client.GetFlightInfo(ctx, path("corpus", "wide"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// One-row batches of the 825-row table overflow gRPC's flow-control
-	// window, so this stream holds its slot until cancelled.
-	held, err := ts.client.DoGet(ctx, info.Endpoint[0].Ticket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := held.Recv(); err != nil {
-		t.Fatal(err)
-	}
-	err = flighttest.DrainDoGet(context.Background(), ts.client, info.Endpoint[0].Ticket.Ticket)
+	info := holdWideStream(ctx, t, ts) // holds the one slot until cancelled
+	err := flighttest.DrainDoGet(context.Background(), ts.client, info.Endpoint[0].Ticket.Ticket)
 	if status.Code(err) != codes.Unavailable {
 		t.Fatalf("second stream: %v, want UNAVAILABLE", err)
 	}

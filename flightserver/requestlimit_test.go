@@ -115,24 +115,13 @@ func TestTicketReadOnlyOnceAdmitted(t *testing.T) {
 	metric := adminMetric(t, ts)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	info, err := ts.client.GetFlightInfo(ctx, path("corpus", "wide"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Hold the slot: a stream read once, then left.
-	hold, err := ts.client.DoGet(ctx, info.Endpoint[0].Ticket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := hold.Recv(); err != nil {
-		t.Fatal(err)
-	}
+	holdWideStream(ctx, t, ts) // hold the slot: a stream read once, then left
 	if v := metric("sstf_streams_active"); v != "1" {
 		t.Fatalf("streams active: %q, want the held one", v)
 	}
 	for _, bad := range [][]byte{[]byte("not a ticket"), []byte(`{"version":1,"keyspace":"corpus"}`)} {
 		start := time.Now()
-		_, err = readStream(ctx, ts, bad)
+		_, err := readStream(ctx, ts, bad)
 		if status.Code(err) != codes.Unavailable {
 			t.Errorf("DoGet %q with the slot held: %v after %v, want UNAVAILABLE (shed before it is read)", bad, err, time.Since(start))
 		}
