@@ -386,22 +386,31 @@ func collectionValues(v []byte, per int) (vals [][]byte, ok bool) {
 	v = v[4:]
 	vals = make([][]byte, 0, int(n)*per)
 	for i := int64(0); i < n*int64(per); i++ {
-		if len(v) < 4 {
+		var val []byte
+		if val, v, ok = nextValue(v); !ok {
 			return nil, false
 		}
-		l := int64(int32(binary.BigEndian.Uint32(v)))
-		v = v[4:]
-		if l < 0 {
-			vals = append(vals, nil)
-			continue
-		}
-		if l > int64(len(v)) {
-			return nil, false
-		}
-		vals = append(vals, v[:l:l])
-		v = v[l:]
+		vals = append(vals, val)
 	}
 	return vals, len(v) == 0
+}
+
+// nextValue splits the int32-length-prefixed value at the front of v off
+// the rest: nil for a negative length (null); ok is false when the
+// length or the value is cut short.
+func nextValue(v []byte) (val, rest []byte, ok bool) {
+	if len(v) < 4 {
+		return nil, nil, false
+	}
+	l := int64(int32(binary.BigEndian.Uint32(v)))
+	v = v[4:]
+	if l < 0 {
+		return nil, v, true
+	}
+	if l > int64(len(v)) {
+		return nil, nil, false
+	}
+	return v[:l:l], v[l:], true
 }
 
 // compareListOrSet is CollectionType.compareListOrSet for frozen lists
@@ -443,20 +452,11 @@ func compareMap(kt, vt *Type, a, b []byte) int {
 // null) and bytes per component, as many as are present.
 func tupleComponents(v []byte) (comps [][]byte, ok bool) {
 	for len(v) > 0 {
-		if len(v) < 4 {
+		var c []byte
+		if c, v, ok = nextValue(v); !ok {
 			return nil, false
 		}
-		l := int64(int32(binary.BigEndian.Uint32(v)))
-		v = v[4:]
-		if l < 0 {
-			comps = append(comps, nil)
-			continue
-		}
-		if l > int64(len(v)) {
-			return nil, false
-		}
-		comps = append(comps, v[:l:l])
-		v = v[l:]
+		comps = append(comps, c)
 	}
 	return comps, true
 }
