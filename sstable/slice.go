@@ -1,6 +1,7 @@
 package sstable
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync/atomic"
@@ -211,22 +212,12 @@ func compareBound(types []*marshal.Type, u *Unfiltered, vals [][]byte, bk BoundK
 	}
 	switch n, m := len(u.Clustering), len(vals); {
 	case n == m:
-		return cmpInt(uk.kindOrder(), bk.kindOrder())
+		return cmp.Compare(uk.kindOrder(), bk.kindOrder())
 	case n < m:
 		return uk.comparedToClustering()
 	default:
 		return -bk.comparedToClustering()
 	}
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // startKind and endKind are the slice's bounds as ClusteringBound kinds.
