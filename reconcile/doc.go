@@ -4,8 +4,8 @@
 // row, cell and collection tombstones, TTL expiry, last-write-wins and
 // counters.
 //
-// It imports only package sstable (and internal/invariants, the
-// invariants build tag's switch). It knows no files, no wire and no
+// It imports only package sstable and its marshal (and
+// internal/invariants, the invariants build tag's switch). It knows no files, no wire and no
 // clock: "now" is an explicit input, so results are reproducible.
 //
 // A Row aliases the scanners' buffers and the merger's arena until the
