@@ -12,12 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
-	"github.com/sstable-flight/sstable-flight/internal/flighttest"
 )
 
 // ttlsReadAt is the instant the committed corpus' ttls table was read
@@ -202,7 +203,12 @@ func TestNoTicketLargerThanAccepted(t *testing.T) {
 	// The command itself must be accepted: requests up to 8 MiB here.
 	ts := startServer(t, "oa", func(c *flightserver.Config) { c.MaxRequestBytes = 8 << 20 })
 	ctx := context.Background()
-	client := flighttest.Dial(t, ts.addr, grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
+	client, err := flight.NewClientWithMiddleware(ts.addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
 	ts = &testServer{srv: ts.srv, addr: ts.addr, mem: ts.mem, client: client}
 	var keys []any
 	for i := range 180 {
