@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
+	"github.com/sstable-flight/sstable-flight/internal/flighttest"
 )
 
 // Issue #15, finding 3: clients that stop reading, or never send, or sit
@@ -295,7 +296,7 @@ func TestConnectionThatReadsNothingIsClosed(t *testing.T) {
 // returned its own.
 func TestStalledStreamTellsTheClient(t *testing.T) {
 	const stall = time.Second
-	var logs syncBuffer
+	var logs flighttest.SyncBuffer
 	ts := startServer(t, "oa", func(c *flightserver.Config) {
 		c.BatchRows, c.StreamStallTimeout = 1, stall
 		c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
