@@ -207,16 +207,10 @@ func TestCassandra(t *testing.T) {
 
 	t.Run("SSTable headers", func(t *testing.T) {
 		for name, tab := range live {
-			dirs, err := filepath.Glob(filepath.Join(n.DataDir(), liveKs, name+"-*"))
-			if err != nil || len(dirs) != 1 {
-				t.Fatalf("%s: table directories %v %v", name, dirs, err)
-			}
-			if got := strings.TrimPrefix(filepath.Base(dirs[0]), name+"-"); got != tab.ID {
-				t.Errorf("%s: directory id %s, table id %s", name, got, tab.ID)
-			}
-			files, _ := filepath.Glob(filepath.Join(dirs[0], "*-Data.db"))
+			dir := tableDir(t, n, name, tab.ID)
+			files, _ := filepath.Glob(filepath.Join(dir, "*-Data.db"))
 			if len(files) == 0 {
-				t.Fatalf("%s: no SSTables in %s", name, dirs[0])
+				t.Fatalf("%s: no SSTables in %s", name, dir)
 			}
 			var readers []*sstable.Reader
 			for _, f := range files {
@@ -283,11 +277,7 @@ func testLiveCatalog(t *testing.T, n *cassandratest.Node, s *gocql.Session) {
 	defer cancel()
 	now := time.Unix(1_000_000, 0)
 	c := New(Options{Session: s, CheckInterval: time.Minute, Now: func() time.Time { return now }})
-	dirs, _ := filepath.Glob(filepath.Join(n.DataDir(), liveKs, "dropped-*"))
-	if len(dirs) != 1 {
-		t.Fatalf("dropped table directories %v", dirs)
-	}
-	dir := dirs[0]
+	dir := tableDir(t, n, "dropped", liveTableID(t, s, "dropped"))
 	get := func() *Table {
 		t.Helper()
 		tab, err := c.Table(ctx, liveKs, "dropped", dir, noReaders(t))
@@ -419,4 +409,29 @@ func compareTables(t *testing.T, got, want *Table, withID bool) {
 			t.Errorf("%s: drop time of %s %d, cassandra %d", got.Name, col, g, ts)
 		}
 	}
+}
+
+// tableDir is the data directory of the table with this id, which must
+// exist. Directories of earlier incarnations of the table (a rerun on the
+// same node dropped and recreated the keyspace; Cassandra keeps their
+// directories) are left alone: the id names the current one.
+func tableDir(t *testing.T, n *cassandratest.Node, name, id string) string {
+	t.Helper()
+	dir := filepath.Join(n.DataDir(), liveKs, name+"-"+id)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		dirs, _ := filepath.Glob(filepath.Join(n.DataDir(), liveKs, name+"-*"))
+		t.Fatalf("%s: no directory named for its table id %s (%v); there are %v", name, id, err, dirs)
+	}
+	return dir
+}
+
+// liveTableID is the table's id as system_schema.tables holds it, in a
+// directory name's spelling (no dashes).
+func liveTableID(t *testing.T, s *gocql.Session, name string) string {
+	t.Helper()
+	var id gocql.UUID
+	if err := s.Query(`SELECT id FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`, liveKs, name).Scan(&id); err != nil {
+		t.Fatalf("read the id of %s.%s: %v", liveKs, name, err)
+	}
+	return strings.ReplaceAll(id.String(), "-", "")
 }
