@@ -4,6 +4,8 @@
 //
 // Data flows one way through it:
 //
+//	system.local, system.peers_v2 ──────┐
+//	system_schema.keyspaces.replication ─┴─ Discover (discover.go) ─▶ Topology:
 //	Ring (ring.go): sorted tokens → owning Node
 //	Replication (replication.go): SimpleStrategy, NetworkTopologyStrategy,
 //	    LocalStrategy, EverywhereStrategy, parsed from the replication map

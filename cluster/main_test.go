@@ -1,0 +1,10 @@
+package cluster
+
+import (
+	"os"
+	"testing"
+
+	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+)
+
+func TestMain(m *testing.M) { os.Exit(cassandratest.RunMain(m)) }
