@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 )
@@ -38,7 +39,8 @@ func dispatch(ctx context.Context, verb string, args []string) (int, error) {
 	fs := flag.NewFlagSet(verb, flag.ExitOnError)
 	mode := fs.String("mode", "oa", "storage mode: nb, oa or da")
 	dir := fs.String("dir", "", "node directory (config, data, logs, node.json)")
-	heap := fs.Int("heap-mb", 0, "JVM heap in MiB (default 768)")
+	heap := fs.Int("heap-mb", 0, "JVM heap in MiB (default 768; 512 per cluster node)")
+	nodes := fs.Int("cluster", 0, "also (run) or instead (start) a cluster of this many nodes on 127.0.0.1, .2, …")
 	if err := fs.Parse(args); err != nil {
 		return 2, err
 	}
@@ -49,10 +51,24 @@ func dispatch(ctx context.Context, verb string, args []string) (int, error) {
 	opts := cassandratest.Options{Mode: m, Dir: *dir, HeapMB: *heap}
 	switch verb {
 	case "run":
-		return run(ctx, opts, fs.Args())
+		var copts *cassandratest.ClusterOptions
+		if *nodes > 0 {
+			// The cluster lives in a directory of its own; -dir names the
+			// lone node's.
+			copts = &cassandratest.ClusterOptions{Mode: m, Nodes: *nodes}
+		}
+		return run(ctx, opts, copts, fs.Args())
 	case "start":
 		if *dir == "" {
 			return 2, errors.New("start: -dir is required (the node outlives this command)")
+		}
+		if *nodes > 0 {
+			c, err := cassandratest.StartCluster(ctx, cassandratest.ClusterOptions{Mode: m, Dir: *dir, Nodes: *nodes, HeapMB: *heap, Detached: true})
+			if err != nil {
+				return 1, err
+			}
+			fmt.Printf("cassandra %s (%s) cluster of %d in %s:\n%s", cassandratest.Version, m, len(c.Nodes), c.Dir, c.Describe())
+			return 0, nil
 		}
 		opts.Detached = true
 		n, err := cassandratest.Start(ctx, opts)
@@ -64,6 +80,19 @@ func dispatch(ctx context.Context, verb string, args []string) (int, error) {
 	}
 	if *dir == "" {
 		return 2, fmt.Errorf("%s: -dir is required", verb)
+	}
+	if cassandratest.IsClusterDir(*dir) && (verb == "stop" || verb == "env") {
+		c, err := cassandratest.AttachClusterDir(ctx, *dir, verb == "stop")
+		if err != nil {
+			return 1, err
+		}
+		if verb == "stop" {
+			return 0, c.Stop()
+		}
+		for _, e := range c.Env() {
+			fmt.Println("export " + e)
+		}
+		return 0, nil
 	}
 	n, err := cassandratest.AttachDir(ctx, *dir, verb == "stop")
 	if err != nil {
@@ -93,10 +122,10 @@ func dispatch(ctx context.Context, verb string, args []string) (int, error) {
 	return 2, nil
 }
 
-// run starts a node, runs one command with the node's variables in its
-// environment (so every test package shares this node), then stops the
-// node and checks that its pid is gone.
-func run(ctx context.Context, opts cassandratest.Options, argv []string) (int, error) {
+// run starts a node (and, with copts, a cluster), runs one command with
+// their variables in its environment (so every test package shares
+// them), then stops them and checks that their pids are gone.
+func run(ctx context.Context, opts cassandratest.Options, copts *cassandratest.ClusterOptions, argv []string) (int, error) {
 	if len(argv) == 0 {
 		return 2, errors.New("run: give a command after --")
 	}
@@ -105,9 +134,23 @@ func run(ctx context.Context, opts cassandratest.Options, argv []string) (int, e
 		return 1, err
 	}
 	fmt.Fprintf(os.Stderr, "cassandra-harness: cassandra %s (%s) pid %d on %s\n", cassandratest.Version, n.Mode, n.Pid, n.Addr())
+	env := append(os.Environ(), n.Env()...)
+	pids := []int{n.Pid}
+	var c *cassandratest.Cluster
+	if copts != nil {
+		start := time.Now()
+		if c, err = cassandratest.StartCluster(ctx, *copts); err != nil {
+			return 1, errors.Join(err, n.Stop())
+		}
+		fmt.Fprintf(os.Stderr, "cassandra-harness: cluster of %d started in %s:\n%s", len(c.Nodes), time.Since(start).Round(time.Second), c.Describe())
+		env = append(env, c.Env()...)
+		for _, cn := range c.Nodes {
+			pids = append(pids, cn.Pid)
+		}
+	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.Env = append(os.Environ(), n.Env()...)
+	cmd.Env = env
 	runErr := cmd.Run()
 	code := 0
 	var exit *exec.ExitError
@@ -117,12 +160,17 @@ func run(ctx context.Context, opts cassandratest.Options, argv []string) (int, e
 	case runErr != nil:
 		code = 1
 	}
-	pid := n.Pid
-	if err := n.Stop(); err != nil {
-		return 1, errors.Join(runErr, err)
+	stopErr := n.Stop()
+	if c != nil {
+		stopErr = errors.Join(stopErr, c.Stop())
 	}
-	if cassandratest.Alive(pid) {
-		return 1, fmt.Errorf("cassandra pid %d still alive after stop", pid)
+	if stopErr != nil {
+		return 1, errors.Join(runErr, stopErr)
+	}
+	for _, pid := range pids {
+		if cassandratest.Alive(pid) {
+			return 1, fmt.Errorf("cassandra pid %d still alive after stop", pid)
+		}
 	}
 	return code, runErr
 }

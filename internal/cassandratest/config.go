@@ -39,9 +39,39 @@ type ports struct {
 	CQL, Storage, JMX int
 }
 
-// writeConfig writes cassandra.yaml and logback.xml for one node into
-// dir/conf and creates its data directories.
-func writeConfig(dir string, mode Mode, p ports) error {
+// nodeConfig is what differs between the nodes the harness writes
+// configuration for.
+type nodeConfig struct {
+	Dir  string
+	Mode Mode
+	// Host is the node's listen and RPC address.
+	Host  string
+	Ports ports
+	// Cluster is the cluster_name; nodes of one cluster share it, and a
+	// node refuses to gossip with another cluster's.
+	Cluster string
+	// Seed is the host:port of the seed node (the node itself when
+	// alone).
+	Seed string
+	// Ring, when set, makes the node one of a multi-node cluster: vnodes,
+	// and its DC and rack through GossipingPropertyFileSnitch.
+	Ring *ringConfig
+}
+
+// ringConfig is a cluster node's place on the ring.
+type ringConfig struct {
+	NumTokens int
+	DC, Rack  string
+}
+
+// singleCluster is the cluster_name of a lone test node.
+const singleCluster = "sstable-flight-test"
+
+// writeConfig writes cassandra.yaml and logback.xml (and, for a cluster
+// node, cassandra-rackdc.properties) for one node into c.Dir/conf and
+// creates its data directories.
+func writeConfig(c nodeConfig) error {
+	dir, mode := c.Dir, c.Mode
 	for _, sub := range []string{"conf", "data", "commitlog", "saved_caches", "hints", "cdc_raw", "logs"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			return fmt.Errorf("create node dir: %w", err)
@@ -49,9 +79,7 @@ func writeConfig(dir string, mode Mode, p ports) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `# Written by internal/cassandratest for one throw-away test node.
-cluster_name: sstable-flight-test
-num_tokens: 1
-initial_token: 0
+cluster_name: %[5]s
 partitioner: org.apache.cassandra.dht.Murmur3Partitioner
 data_file_directories: [%[1]s/data]
 commitlog_directory: %[1]s/commitlog
@@ -63,13 +91,12 @@ commitlog_sync_period: 10000ms
 seed_provider:
   - class_name: org.apache.cassandra.locator.SimpleSeedProvider
     parameters:
-      - seeds: "127.0.0.1:%[2]d"
-listen_address: 127.0.0.1
-rpc_address: 127.0.0.1
+      - seeds: "%[6]s"
+listen_address: %[4]s
+rpc_address: %[4]s
 storage_port: %[2]d
 native_transport_port: %[3]d
 start_native_transport: true
-endpoint_snitch: SimpleSnitch
 auto_snapshot: false
 concurrent_compactors: 1
 # Small row-index blocks so modest partitions already get Index.db IndexInfo
@@ -84,7 +111,29 @@ batch_size_warn_threshold: 64KiB
 # Tests read right after writing; no need to keep a tombstone-heavy read
 # from failing the query.
 tombstone_failure_threshold: 1000000
-`, dir, p.Storage, p.CQL)
+`, dir, c.Ports.Storage, c.Ports.CQL, c.Host, c.Cluster, c.Seed)
+	if c.Ring == nil {
+		b.WriteString("num_tokens: 1\ninitial_token: 0\nendpoint_snitch: SimpleSnitch\n")
+	} else {
+		fmt.Fprintf(&b, `num_tokens: %d
+# Tokens balanced for RF 2 rather than random, so every node owns about as
+# much and a scan spread over the nodes' servers is even.
+allocate_tokens_for_local_replication_factor: 2
+endpoint_snitch: GossipingPropertyFileSnitch
+# Three JVMs share two cores with the tests: a node starved for a few
+# seconds is slow, not dead, and requests wait for it.
+phi_convict_threshold: 12
+read_request_timeout: 20s
+range_request_timeout: 30s
+write_request_timeout: 20s
+counter_write_request_timeout: 20s
+request_timeout: 30s
+`, c.Ring.NumTokens)
+		props := fmt.Sprintf("# Written by internal/cassandratest.\ndc=%s\nrack=%s\n", c.Ring.DC, c.Ring.Rack)
+		if err := os.WriteFile(filepath.Join(dir, "conf", rackDCFile), []byte(props), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", rackDCFile, err)
+		}
+	}
 	switch mode {
 	case ModeNB:
 		b.WriteString("storage_compatibility_mode: CASSANDRA_4\n")
@@ -143,6 +192,10 @@ var jdk17Options = []string{
 	"--add-opens", "java.base/java.net=ALL-UNNAMED",
 }
 
+// rackDCFile is GossipingPropertyFileSnitch's file of the node's DC and
+// rack; the JVM property of the same name points at it.
+const rackDCFile = "cassandra-rackdc.properties"
+
 // toolArgs are the JVM arguments shared by the daemon and the offline tools
 // (NodeTool, SSTableExport): module openings, logging into the node's log
 // directory, and the node's own configuration.
@@ -150,6 +203,7 @@ func toolArgs(rt Runtime, dir string) []string {
 	args := append([]string{}, jdk17Options...)
 	return append(args,
 		"-Dcassandra.config=file://"+filepath.Join(dir, "conf", "cassandra.yaml"),
+		"-D"+rackDCFile+"=file://"+filepath.Join(dir, "conf", rackDCFile),
 		"-Dlogback.configurationFile=file://"+filepath.Join(dir, "conf", "logback.xml"),
 		"-Dcassandra.logdir="+filepath.Join(dir, "logs"),
 		"-Dcassandra.storagedir="+dir,

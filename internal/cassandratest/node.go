@@ -52,10 +52,26 @@ type State struct {
 	CQLPort int    `json:"cql_port"`
 	JMXPort int    `json:"jmx_port"`
 	Storage int    `json:"storage_port"`
+	// Address is the node's listen and CQL address; empty means Host.
+	// Nodes of a cluster each have their own loopback address.
+	Address string `json:"address,omitempty"`
+	// DC and Rack are a cluster node's place (its
+	// cassandra-rackdc.properties); empty for a lone node.
+	DC   string `json:"dc,omitempty"`
+	Rack string `json:"rack,omitempty"`
 }
 
-// Host is the only address the node binds.
+// Host is the address a lone node binds, and the one every node's JMX
+// (local only) listens on.
 const Host = "127.0.0.1"
+
+// IP is the address the node listens on for CQL and gossip.
+func (n *Node) IP() string {
+	if n.Address == "" {
+		return Host
+	}
+	return n.Address
+}
 
 // Start installs the runtime if needed, writes the node's configuration and
 // starts CassandraDaemon, returning once CQL answers.
@@ -85,15 +101,38 @@ func Start(ctx context.Context, opt Options) (*Node, error) {
 		return nil, err
 	}
 	n.CQLPort, n.Storage, n.JMXPort = p[0], p[1], p[2]
-	if err := writeConfig(n.Dir, n.Mode, ports{CQL: n.CQLPort, Storage: n.Storage, JMX: n.JMXPort}); err != nil {
+	seed := net.JoinHostPort(Host, strconv.Itoa(n.Storage))
+	if err := writeConfig(nodeConfig{Dir: n.Dir, Mode: n.Mode, Host: Host, Cluster: singleCluster, Seed: seed,
+		Ports: ports{CQL: n.CQLPort, Storage: n.Storage, JMX: n.JMXPort}}); err != nil {
 		return nil, err
 	}
 	heap := opt.HeapMB
 	if heap == 0 {
 		heap = 768
 	}
+	if err := n.launch(ctx, heap, opt.Detached, nil); err != nil {
+		return nil, err
+	}
+	if err := n.waitCQL(ctx, startTimeout(opt.StartTimeout)); err != nil {
+		stopErr := n.Stop()
+		return nil, errors.Join(err, stopErr)
+	}
+	return n, nil
+}
+
+func startTimeout(d time.Duration) time.Duration {
+	if d == 0 {
+		return 3 * time.Minute
+	}
+	return d
+}
+
+// launch starts CassandraDaemon on the configuration in n.Dir, with extra
+// JVM system properties, and stores the node's state in n.Dir/node.json.
+// It returns once the process runs; a failure leaves no process.
+func (n *Node) launch(ctx context.Context, heapMB int, detached bool, extra []string) error {
 	args := []string{
-		fmt.Sprintf("-Xms%dm", heap), fmt.Sprintf("-Xmx%dm", heap), "-Xss512k",
+		fmt.Sprintf("-Xms%dm", heapMB), fmt.Sprintf("-Xmx%dm", heapMB), "-Xss512k",
 		"-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError",
 		"-Dcassandra.jmx.local.port=" + strconv.Itoa(n.JMXPort),
 		"-Dcassandra-foreground=yes",
@@ -101,50 +140,35 @@ func Start(ctx context.Context, opt Options) (*Node, error) {
 		// background thread pools small.
 		"-Dcassandra.available_processors=2",
 	}
-	args = append(args, toolArgs(rt, n.Dir)...)
+	args = append(args, extra...)
+	args = append(args, toolArgs(n.rt, n.Dir)...)
 	args = append(args, "org.apache.cassandra.service.CassandraDaemon")
 	logf, err := os.Create(filepath.Join(n.Dir, "logs", "stdout.log"))
 	if err != nil {
-		return nil, fmt.Errorf("create node log: %w", err)
+		return fmt.Errorf("create node log: %w", err)
 	}
 	defer logf.Close()
-	n.cmd = exec.Command(rt.Java, args...)
+	n.cmd = exec.Command(n.rt.Java, args...)
 	n.cmd.Dir = n.Dir
 	n.cmd.Stdout, n.cmd.Stderr = logf, logf
 	n.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if !opt.Detached {
+	if !detached {
 		n.cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	}
 	if err := n.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start cassandra: %w", err)
+		return fmt.Errorf("start cassandra: %w", err)
 	}
 	n.Pid = n.cmd.Process.Pid
 	n.waitErr = make(chan error, 1)
 	go func() { n.waitErr <- n.cmd.Wait() }()
 	if err := n.writeState(); err != nil {
-		_ = n.Stop()
-		return nil, err
+		return errors.Join(err, n.Stop())
 	}
-	timeout := opt.StartTimeout
-	if timeout == 0 {
-		timeout = 3 * time.Minute
-	}
-	if err := n.waitCQL(ctx, timeout); err != nil {
-		stopErr := n.Stop()
-		return nil, errors.Join(err, stopErr)
-	}
-	return n, nil
+	return nil
 }
 
 func (n *Node) writeState() error {
-	b, err := json.MarshalIndent(n.State, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode node state: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(n.Dir, "node.json"), b, 0o644); err != nil {
-		return fmt.Errorf("write node state: %w", err)
-	}
-	return nil
+	return writeJSON(filepath.Join(n.Dir, "node.json"), n.State)
 }
 
 // AttachDir returns a handle on the node whose state Start stored in dir.
@@ -170,14 +194,14 @@ func attach(ctx context.Context, st State, own bool) (*Node, error) {
 }
 
 // Addr is the CQL address host:port.
-func (n *Node) Addr() string { return net.JoinHostPort(Host, strconv.Itoa(n.CQLPort)) }
+func (n *Node) Addr() string { return net.JoinHostPort(n.IP(), strconv.Itoa(n.CQLPort)) }
 
 // DataDir is the node's data_file_directories entry: <keyspace>/<table>-<id>/.
 func (n *Node) DataDir() string { return filepath.Join(n.Dir, "data") }
 
 // Cluster returns a gocql cluster config for the node.
 func (n *Node) Cluster() *gocql.ClusterConfig {
-	c := gocql.NewCluster(Host)
+	c := gocql.NewCluster(n.IP())
 	c.Port = n.CQLPort
 	c.Consistency = gocql.One
 	c.Timeout = 30 * time.Second
@@ -270,12 +294,25 @@ func (n *Node) LogTail(lines int) string {
 // Stop ends a node this process owns: SIGTERM to its process group, SIGKILL
 // after 30 s, then waits until the pid is gone. A temporary directory made
 // by Start is removed. Stop on an attached, not owned node does nothing.
-func (n *Node) Stop() error {
+func (n *Node) Stop() error { return n.stop(30 * time.Second) }
+
+// Kill ends a node this process owns at once: SIGKILL to its process
+// group, then waits until the pid is gone. It is for nodes whose data is
+// thrown away, where a drain buys nothing.
+func (n *Node) Kill() error { return n.stop(0) }
+
+// stop sends SIGTERM and waits up to grace before SIGKILL; with no grace
+// it sends SIGKILL at once.
+func (n *Node) stop(grace time.Duration) error {
 	if !n.owned || n.Pid == 0 {
 		return nil
 	}
-	_ = syscall.Kill(-n.Pid, syscall.SIGTERM)
-	if !waitGone(n.Pid, n.waitErr, 30*time.Second) {
+	gone := false
+	if grace > 0 {
+		_ = syscall.Kill(-n.Pid, syscall.SIGTERM)
+		gone = waitGone(n.Pid, n.waitErr, grace)
+	}
+	if !gone {
 		_ = syscall.Kill(-n.Pid, syscall.SIGKILL)
 		if !waitGone(n.Pid, n.waitErr, 10*time.Second) {
 			return fmt.Errorf("stop cassandra: pid %d still alive after SIGKILL", n.Pid)
@@ -335,7 +372,14 @@ func Alive(pid int) bool {
 	return true
 }
 
-func freePorts(n int) ([]int, error) {
+// freePorts returns n distinct ports free on Host.
+func freePorts(n int) ([]int, error) { return freePortsOn([]string{Host}, n) }
+
+// freePortsOn returns n distinct ports, each free on every one of ips at
+// once (a cluster's nodes share their storage port, each on its own
+// address). The kernel picks a port on the first address; one taken on
+// another is dropped and the pick repeated.
+func freePortsOn(ips []string, n int) ([]int, error) {
 	var ls []net.Listener
 	defer func() {
 		for _, l := range ls {
@@ -343,13 +387,28 @@ func freePorts(n int) ([]int, error) {
 		}
 	}()
 	var out []int
-	for range n {
-		l, err := net.Listen("tcp", Host+":0")
+	for tries := 0; len(out) < n; tries++ {
+		if tries == 100 {
+			return nil, fmt.Errorf("find free port on %v: none free on all after %d tries", ips, tries)
+		}
+		l, err := net.Listen("tcp", net.JoinHostPort(ips[0], "0"))
 		if err != nil {
 			return nil, fmt.Errorf("find free port: %w", err)
 		}
 		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
+		port := l.Addr().(*net.TCPAddr).Port
+		free := true
+		for _, ip := range ips[1:] {
+			l, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(port)))
+			if err != nil {
+				free = false
+				break
+			}
+			ls = append(ls, l)
+		}
+		if free {
+			out = append(out, port)
+		}
 	}
 	return out, nil
 }

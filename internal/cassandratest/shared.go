@@ -2,6 +2,7 @@ package cassandratest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -20,6 +21,9 @@ const (
 	EnvDir  = "SSTF_CASSANDRA_DIR"
 	EnvCQL  = "SSTF_CASSANDRA_CQL_PORT"
 	EnvJMX  = "SSTF_CASSANDRA_JMX_PORT"
+	// EnvCluster names the directory of the run's shared multi-node
+	// cluster (set by Cluster.Env, read by SharedCluster).
+	EnvCluster = "SSTF_CASSANDRA_CLUSTER_DIR"
 )
 
 // Env returns the variables that let Shared attach to this node.
@@ -85,18 +89,61 @@ func Shared(t testing.TB) *Node {
 	return sharedNode
 }
 
-// RunMain runs the package's tests and then stops a node that Shared
-// started for this binary. Use it from TestMain:
+// Env returns the variable that lets SharedCluster attach to this
+// cluster.
+func (c *Cluster) Env() []string { return []string{EnvCluster + "=" + c.Dir} }
+
+var (
+	sharedClusterOnce sync.Once
+	sharedCluster     *Cluster
+	sharedClusterErr  error
+)
+
+// SharedCluster returns the three-node cluster shared by this test run
+// (DefaultPlaces, 16 tokens per node), which tests must leave as they
+// found it but for keyspaces of their own. Under `make test` the
+// harness starts one cluster for the whole run and names its directory
+// in SSTF_CASSANDRA_CLUSTER_DIR; run alone, the test binary starts its
+// own, stopped by RunMain. In CI a missing cluster is a failure, never a
+// skip.
+func SharedCluster(t testing.TB) *Cluster {
+	t.Helper()
+	sharedClusterOnce.Do(func() {
+		dir := os.Getenv(EnvCluster)
+		switch {
+		case dir != "":
+			sharedCluster, sharedClusterErr = AttachClusterDir(context.Background(), dir, false)
+		case os.Getenv("CI") != "":
+			sharedClusterErr = fmt.Errorf("no shared Cassandra cluster in CI: run the tests through `make test` (cmd/cassandra-harness run -cluster 3 sets %s)", EnvCluster)
+		default:
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			sharedCluster, sharedClusterErr = StartCluster(ctx, ClusterOptions{})
+		}
+	})
+	if sharedClusterErr != nil {
+		t.Fatalf("cassandra cluster: %v", sharedClusterErr)
+	}
+	return sharedCluster
+}
+
+// RunMain runs the package's tests and then stops a node or cluster that
+// Shared or SharedCluster started for this binary. Use it from TestMain:
 //
 //	func TestMain(m *testing.M) { os.Exit(cassandratest.RunMain(m)) }
 func RunMain(m *testing.M) int {
 	code := m.Run()
+	var errs []error
 	if sharedNode != nil {
-		if err := sharedNode.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			if code == 0 {
-				code = 1
-			}
+		errs = append(errs, sharedNode.Stop())
+	}
+	if sharedCluster != nil {
+		errs = append(errs, sharedCluster.Stop())
+	}
+	if err := errors.Join(errs...); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		if code == 0 {
+			code = 1
 		}
 	}
 	return code
