@@ -27,13 +27,14 @@ vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 		if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 
-# All Go tests of every package against one shared Cassandra node, built
-# with the invariants tag (docs/testing.md): released buffers are
-# poisoned and double releases panic. One tagged pass, not a second one:
-# the tag costs sstable's tests about a quarter more CPU, a second pass
-# would double the step.
+# All Go tests of every package against one shared Cassandra node and
+# one shared three-node cluster (127.0.0.1-3, for the ring and cluster
+# tests), built with the invariants tag (docs/testing.md): released
+# buffers are poisoned and double releases panic. One tagged pass, not a
+# second one: the tag costs sstable's tests about a quarter more CPU, a
+# second pass would double the step.
 unit: deps pyenv
-	$(HARNESS) run -mode oa -- $(GO) test -count=1 -tags invariants ./...
+	$(HARNESS) run -mode oa -cluster 3 -- $(GO) test -count=1 -tags invariants ./...
 
 # Regenerate the full-size corpus in nb, oa and da (one node per mode, in
 # turn) and check the coverage list against it.

@@ -21,7 +21,11 @@
 // ring clockwise from t (TokenMetadata.ringIterator), passing tokens of
 // nodes already taken (vnodes). SimpleStrategy takes the first RF
 // distinct nodes; NetworkTopologyStrategy fills every data centre at
-// once, on distinct racks while racks last (nts.go has the rules).
+// once, on distinct racks while racks last (nts.go has the rules). The
+// oracle is Cassandra itself: the tests compare Replicas, range for range
+// and endpoint for endpoint in order, with `nodetool describering` (and
+// keys with `nodetool getendpoints`) on a real three-node cluster
+// (describering_test.go, internal/cassandratest's SharedCluster).
 //
 // NB: a node that is joining, leaving or moving is placed as the ring
 // says now (its tokens in system.peers_v2), not as Cassandra's pending
