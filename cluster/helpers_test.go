@@ -30,6 +30,19 @@ func mustRing(t *testing.T, local byte, nodes ...Node) *Ring {
 	return r
 }
 
+// lineRing is a ring of one token per node: node i (from 1) at token
+// 10·i, in places[i-1], "dc/rack". The tests draw it as "10 A dc1/r1, 20
+// B dc1/r1, …".
+func lineRing(t *testing.T, places ...string) *Ring {
+	t.Helper()
+	var nodes []Node
+	for i, p := range places {
+		dc, rack, _ := strings.Cut(p, "/")
+		nodes = append(nodes, testNode(byte(i+1), dc, rack, Token(10*(i+1))))
+	}
+	return mustRing(t, 0, nodes...)
+}
+
 // names renders replicas as the last octet of their broadcast addresses,
 // "1,3,2", so expectations read as the ring diagrams in the tests.
 func names(nodes []*Node) string {

@@ -5,12 +5,7 @@ import "testing"
 // TestNTSDistinctRacks: with as many racks as the factor, a node on a
 // rack that has a replica is passed for the next rack.
 func TestNTSDistinctRacks(t *testing.T) {
-	// Ring: 10 A/r1, 20 B/r1, 30 C/r2, 40 D/r2, all dc1.
-	r := mustRing(t, 0,
-		testNode(1, "dc1", "r1", 10),
-		testNode(2, "dc1", "r1", 20),
-		testNode(3, "dc1", "r2", 30),
-		testNode(4, "dc1", "r2", 40))
+	r := lineRing(t, "dc1/r1", "dc1/r1", "dc1/r2", "dc1/r2")
 	checkPlacement(t, r, NetworkTopologyStrategy{DCs: map[string]int{"dc1": 2}}, []placement{
 		{10, "1,3"}, {20, "2,3"}, {30, "3,1"}, {40, "4,1"},
 	})
@@ -26,12 +21,7 @@ func TestNTSDistinctRacks(t *testing.T) {
 // distinct racks first and the skipped nodes after (the range ending at
 // 10 would be 1,3,2 there); 4.0 and later, 5.0 included, give 1,2,3.
 func TestNTSFewerRacksThanFactor(t *testing.T) {
-	// Ring: 10 A/r1, 20 B/r1, 30 C/r2, 40 D/r1, all dc1.
-	r := mustRing(t, 0,
-		testNode(1, "dc1", "r1", 10),
-		testNode(2, "dc1", "r1", 20),
-		testNode(3, "dc1", "r2", 30),
-		testNode(4, "dc1", "r1", 40))
+	r := lineRing(t, "dc1/r1", "dc1/r1", "dc1/r2", "dc1/r1")
 	checkPlacement(t, r, NetworkTopologyStrategy{DCs: map[string]int{"dc1": 3}}, []placement{
 		{10, "1,2,3"}, {20, "2,3,4"}, {30, "3,4,1"}, {40, "4,1,3"},
 	})
@@ -40,13 +30,7 @@ func TestNTSFewerRacksThanFactor(t *testing.T) {
 // TestNTSTwoDCs: the walk fills both DCs at once; a full DC's nodes are
 // passed; racks are per DC, so r1 of dc2 is not r1 of dc1.
 func TestNTSTwoDCs(t *testing.T) {
-	// Ring: 10 A dc1/r1, 20 B dc2/r1, 30 C dc1/r2, 40 D dc2/r1, 50 E dc1/r1.
-	r := mustRing(t, 0,
-		testNode(1, "dc1", "r1", 10),
-		testNode(2, "dc2", "r1", 20),
-		testNode(3, "dc1", "r2", 30),
-		testNode(4, "dc2", "r1", 40),
-		testNode(5, "dc1", "r1", 50))
+	r := lineRing(t, "dc1/r1", "dc2/r1", "dc1/r2", "dc2/r1", "dc1/r1")
 	want := []placement{
 		{10, "1,2,3"}, {20, "2,3,5"}, {30, "3,4,5"}, {40, "4,5,3"}, {50, "5,2,3"},
 	}

@@ -84,16 +84,9 @@ func (s SimpleStrategy) place(r *Ring) (ReplicaMap, error) {
 	}), nil
 }
 
+// place walks as SimpleStrategy does, with a factor of every node.
 func (EverywhereStrategy) place(r *Ring) (ReplicaMap, error) {
-	return perRange(r, func(i int, dst []int) []int {
-		for k := 0; k < len(r.tokens) && len(dst) < len(r.nodes); k++ {
-			n := r.owner[(i+k)%len(r.tokens)]
-			if !slices.Contains(dst, n) {
-				dst = append(dst, n)
-			}
-		}
-		return dst
-	}), nil
+	return SimpleStrategy{RF: len(r.nodes)}.place(r)
 }
 
 func (LocalStrategy) place(r *Ring) (ReplicaMap, error) {

@@ -176,7 +176,7 @@ func TestFactorAboveNodeCount(t *testing.T) {
 }
 
 func TestZeroFactor(t *testing.T) {
-	r := mustRing(t, 0, testNode(1, "dc1", "r1", 10), testNode(2, "dc1", "r1", 20))
+	r := lineRing(t, "dc1/r1", "dc1/r1")
 	checkPlacement(t, r, SimpleStrategy{RF: 0}, []placement{{10, ""}, {20, ""}})
 	checkPlacement(t, r, NetworkTopologyStrategy{DCs: map[string]int{"dc1": 0}}, []placement{{10, ""}, {20, ""}})
 }

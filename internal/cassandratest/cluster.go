@@ -235,13 +235,9 @@ func (c *Cluster) waitNormal(ctx context.Context, n *Node, timeout time.Duration
 // AttachClusterDir returns a handle on the cluster StartCluster stored in
 // dir. The handle does not own the processes unless own is set.
 func AttachClusterDir(ctx context.Context, dir string, own bool) (*Cluster, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "cluster.json"))
-	if err != nil {
-		return nil, fmt.Errorf("read cluster state: %w", err)
-	}
 	var st clusterState
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("decode cluster state %s: %w", dir, err)
+	if err := readJSON(filepath.Join(dir, "cluster.json"), &st); err != nil {
+		return nil, err
 	}
 	c := &Cluster{Dir: dir}
 	for _, sub := range st.Nodes {
@@ -310,6 +306,20 @@ func (c *Cluster) Describe() string {
 	return b.String()
 }
 
+// readJSON decodes the state file at path (node.json, cluster.json)
+// into v.
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read state: %w", err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("decode state %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeJSON stores the state v at path.
 func writeJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {

@@ -2,7 +2,6 @@ package cassandratest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -174,13 +173,9 @@ func (n *Node) writeState() error {
 // AttachDir returns a handle on the node whose state Start stored in dir.
 // The handle does not own the process unless own is set.
 func AttachDir(ctx context.Context, dir string, own bool) (*Node, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "node.json"))
-	if err != nil {
-		return nil, fmt.Errorf("read node state: %w", err)
-	}
 	var st State
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("decode node state %s: %w", dir, err)
+	if err := readJSON(filepath.Join(dir, "node.json"), &st); err != nil {
+		return nil, err
 	}
 	return attach(ctx, st, own)
 }

@@ -56,10 +56,26 @@ func stateFromEnv() (State, bool, error) {
 	return st, true, err
 }
 
+// shared is one resource the tests of a binary share: opened once, by
+// the first test that asks for it.
+type shared[T any] struct {
+	once sync.Once
+	v    T
+	err  error
+}
+
+func (s *shared[T]) get(t testing.TB, what string, open func() (T, error)) T {
+	t.Helper()
+	s.once.Do(func() { s.v, s.err = open() })
+	if s.err != nil {
+		t.Fatalf("%s: %v", what, s.err)
+	}
+	return s.v
+}
+
 var (
-	sharedOnce sync.Once
-	sharedNode *Node
-	sharedErr  error
+	sharedNode    shared[*Node]
+	sharedCluster shared[*Cluster]
 )
 
 // Shared returns the node shared by this test run. When the environment
@@ -68,36 +84,25 @@ var (
 // failure, never a skip: every CI test run must exercise real Cassandra.
 func Shared(t testing.TB) *Node {
 	t.Helper()
-	sharedOnce.Do(func() {
+	return sharedNode.get(t, "cassandra node", func() (*Node, error) {
 		st, ok, err := stateFromEnv()
 		switch {
 		case err != nil:
-			sharedErr = err
+			return nil, err
 		case ok:
-			sharedNode, sharedErr = attach(context.Background(), st, false)
+			return attach(context.Background(), st, false)
 		case os.Getenv("CI") != "":
-			sharedErr = fmt.Errorf("no shared Cassandra node in CI: run the tests through `make test` (cmd/cassandra-harness sets %s)", EnvCQL)
-		default:
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			sharedNode, sharedErr = Start(ctx, Options{Mode: ModeOA})
+			return nil, fmt.Errorf("no shared Cassandra node in CI: run the tests through `make test` (cmd/cassandra-harness sets %s)", EnvCQL)
 		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		return Start(ctx, Options{Mode: ModeOA})
 	})
-	if sharedErr != nil {
-		t.Fatalf("cassandra node: %v", sharedErr)
-	}
-	return sharedNode
 }
 
 // Env returns the variable that lets SharedCluster attach to this
 // cluster.
 func (c *Cluster) Env() []string { return []string{EnvCluster + "=" + c.Dir} }
-
-var (
-	sharedClusterOnce sync.Once
-	sharedCluster     *Cluster
-	sharedClusterErr  error
-)
 
 // SharedCluster returns the three-node cluster shared by this test run
 // (DefaultPlaces, 16 tokens per node), which tests must leave as they
@@ -108,23 +113,17 @@ var (
 // skip.
 func SharedCluster(t testing.TB) *Cluster {
 	t.Helper()
-	sharedClusterOnce.Do(func() {
-		dir := os.Getenv(EnvCluster)
-		switch {
-		case dir != "":
-			sharedCluster, sharedClusterErr = AttachClusterDir(context.Background(), dir, false)
-		case os.Getenv("CI") != "":
-			sharedClusterErr = fmt.Errorf("no shared Cassandra cluster in CI: run the tests through `make test` (cmd/cassandra-harness run -cluster 3 sets %s)", EnvCluster)
-		default:
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-			defer cancel()
-			sharedCluster, sharedClusterErr = StartCluster(ctx, ClusterOptions{})
+	return sharedCluster.get(t, "cassandra cluster", func() (*Cluster, error) {
+		if dir := os.Getenv(EnvCluster); dir != "" {
+			return AttachClusterDir(context.Background(), dir, false)
 		}
+		if os.Getenv("CI") != "" {
+			return nil, fmt.Errorf("no shared Cassandra cluster in CI: run the tests through `make test` (cmd/cassandra-harness run -cluster 3 sets %s)", EnvCluster)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		return StartCluster(ctx, ClusterOptions{})
 	})
-	if sharedClusterErr != nil {
-		t.Fatalf("cassandra cluster: %v", sharedClusterErr)
-	}
-	return sharedCluster
 }
 
 // RunMain runs the package's tests and then stops a node or cluster that
@@ -134,11 +133,11 @@ func SharedCluster(t testing.TB) *Cluster {
 func RunMain(m *testing.M) int {
 	code := m.Run()
 	var errs []error
-	if sharedNode != nil {
-		errs = append(errs, sharedNode.Stop())
+	if sharedNode.v != nil {
+		errs = append(errs, sharedNode.v.Stop())
 	}
-	if sharedCluster != nil {
-		errs = append(errs, sharedCluster.Stop())
+	if sharedCluster.v != nil {
+		errs = append(errs, sharedCluster.v.Stop())
 	}
 	if err := errors.Join(errs...); err != nil {
 		fmt.Fprintln(os.Stderr, err)
