@@ -6,12 +6,17 @@ import (
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // Action types.
 const (
 	ActionTableStats    = "table-stats"
 	ActionRefreshSchema = "refresh-schema"
+	// ActionNodeInfo says which Cassandra node the server serves, so
+	// that a planner can check a peer before it sends clients there.
+	ActionNodeInfo = "node-info"
 )
 
 // TableStats is table-stats' result.
@@ -32,6 +37,7 @@ func (s *service) ListActions(_ *flight.Empty, stream flight.FlightService_ListA
 	for _, a := range []*flight.ActionType{
 		{Type: ActionTableStats, Description: `{"keyspace": ..., "table": ...} → JSON: SSTables, bytes, partition and row estimates, min/max write timestamp`},
 		{Type: ActionRefreshSchema, Description: "reload table schemas now (from Cassandra, schema.cql or SSTable headers)"},
+		{Type: ActionNodeInfo, Description: `→ JSON {"host_id": ...}: the Cassandra node this server serves (cluster planning only)`},
 	} {
 		if err := stream.Send(a); err != nil {
 			return err
@@ -77,6 +83,16 @@ func (s *service) DoAction(a *flight.Action, stream flight.FlightService_DoActio
 			return err
 		}
 		return stream.Send(&flight.Result{Body: []byte(`{"refreshed":true}`)})
+	case ActionNodeInfo:
+		if s.ring == nil {
+			return status.Error(codes.FailedPrecondition, "node-info: this server plans no cluster (no ring): it knows no host ID")
+		}
+		st, err := s.ring.view(stream.Context())
+		if err != nil {
+			return err
+		}
+		body, _ := json.Marshal(NodeInfo{HostID: st.local.String()})
+		return stream.Send(&flight.Result{Body: body})
 	}
 	return invalid(fmt.Errorf("do action: unknown action %q", a.GetType()))
 }

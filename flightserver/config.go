@@ -144,6 +144,11 @@ type Config struct {
 	// (default: the local file system). Tests put failing or hanging
 	// storage here.
 	FS sstable.FS
+
+	// Cluster, when set, plans every query over the ring of the
+	// server's Cassandra cluster, each range on its replicas' servers
+	// (clusterconfig.go). Nil: the server plans its own node's data.
+	Cluster *ClusterConfig
 }
 
 // Config's defaults (MaxStreams' depends on the CPUs: 2 per CPU).
@@ -228,6 +233,13 @@ func (c *Config) resolve() error {
 		c.Schemas = NewCatalogSchemas(catalog.New(catalog.Options{Now: c.Now}))
 	}
 	c.Snapshot.DataDir, c.Snapshot.Now = c.DataDir, c.Now
+	if c.Cluster != nil {
+		cc := *c.Cluster // the caller's stays as given
+		if err := cc.resolve(); err != nil {
+			return err
+		}
+		c.Cluster = &cc
+	}
 	return c.resolveLimits()
 }
 

@@ -52,6 +52,8 @@ func toStatus(err error) error {
 		return status.Error(codes.Aborted, err.Error())
 	case errors.Is(err, snapshot.ErrClosed):
 		return status.Error(codes.Unavailable, err.Error())
+	case errors.Is(err, errNoRing):
+		return status.Error(codes.Unavailable, err.Error())
 	case errors.Is(err, errShed):
 		return status.Error(codes.Unavailable, err.Error())
 	case errors.Is(err, iostall.ErrStalled), errors.Is(err, iostall.ErrClosed):

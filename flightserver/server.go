@@ -82,6 +82,11 @@ func New(cfg Config) (*Server, error) {
 	svc.tables = &tables{dataDir: snaps.DataDir(), lister: snapshot.NewLister(snaps.DataDir(), skipped), schemas: cfg.Schemas, snaps: snaps,
 		fresh: snaps.Window(), now: cfg.Now, guard: guard, built: map[string]*table{}, found: map[tableName]foundDir{}}
 
+	if cc := cfg.Cluster; cc != nil {
+		svc.ring, svc.peers = newRingView(cc, cfg.Logger), newPeerChecks(cc, cfg.AuthToken)
+		svc.ring.start()
+	}
+
 	opts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(svc.unaryInterceptor),
 		grpc.ChainStreamInterceptor(svc.streamInterceptor),
@@ -156,6 +161,9 @@ func (s *Server) ServeAdmin(lis net.Listener) error {
 // removed within the same bound.
 func (s *Server) Shutdown(ctx context.Context) error {
 	defer s.io.Close() // and its ticker goes
+	if s.svc.ring != nil {
+		defer s.svc.ring.close()
+	}
 	s.health.Shutdown()
 	done := make(chan struct{})
 	go func() {

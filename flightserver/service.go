@@ -30,6 +30,10 @@ type service struct {
 	decoding *budget
 	rpcs     *rpcs     // running now, for the drain's report
 	scrub    *scrubber // the server's paths out of client messages
+	// ring and peers are set with Config.Cluster: the ring the server
+	// plans over and checks reads against, and its proven peers.
+	ring  *ringView
+	peers *peerChecks
 }
 
 // command reads a descriptor: PATH [keyspace, table] or a JSON command.

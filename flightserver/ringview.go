@@ -1,0 +1,149 @@
+package flightserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/sstable-flight/sstable-flight/cluster"
+)
+
+// errNoRing marks a request that needs the ring when the server has none
+// yet (UNAVAILABLE: it may have one soon).
+var errNoRing = errors.New("no ring view")
+
+// ringView is the server's picture of its cluster: the topology its own
+// node reports, read at start and every RefreshInterval by one goroutine.
+// Requests take the last one read without waiting (view), except before
+// the first, which they wait for up to RingWait: a refresh, however slow,
+// never holds a request longer.
+type ringView struct {
+	cfg  *ClusterConfig
+	log  *slog.Logger
+	cur  atomic.Pointer[ringState]
+	last atomic.Pointer[error] // the last refresh's failure, for errors
+
+	ready     chan struct{} // closed once cur is set
+	readyOnce sync.Once
+	stop      chan struct{}
+	done      chan struct{}
+}
+
+// ringState is one topology and the server's node in it, with the
+// replica maps computed from it as keyspaces are asked for.
+type ringState struct {
+	top   *cluster.Topology
+	local uuid.UUID
+	read  time.Time // real time: when it was read
+
+	mu   sync.Mutex
+	maps map[string]cluster.ReplicaMap
+}
+
+func newRingView(cfg *ClusterConfig, log *slog.Logger) *ringView {
+	return &ringView{cfg: cfg, log: log, ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+// start reads the ring now and then every RefreshInterval, until close.
+func (v *ringView) start() {
+	go func() {
+		defer close(v.done)
+		t := time.NewTicker(v.cfg.RefreshInterval)
+		defer t.Stop()
+		for {
+			v.refresh()
+			select {
+			case <-v.stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+}
+
+// close stops the refreshes and waits for the one running.
+func (v *ringView) close() {
+	select {
+	case <-v.stop:
+	default:
+		close(v.stop)
+	}
+	<-v.done
+}
+
+// refresh reads the topology once, within RefreshTimeout. A failure keeps
+// the last ring: the cluster is still as it was last seen until a read
+// says otherwise, and every read checks ownership again at DoGet.
+func (v *ringView) refresh() {
+	ctx, cancel := context.WithTimeout(context.Background(), v.cfg.RefreshTimeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-v.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	st, err := v.read(ctx)
+	if err != nil {
+		v.last.Store(&err)
+		v.log.Warn("read the ring: keeping the last one", "err", err)
+		return
+	}
+	v.cur.Store(st)
+	v.readyOnce.Do(func() { close(v.ready) })
+}
+
+func (v *ringView) read(ctx context.Context) (*ringState, error) {
+	top, err := v.cfg.Discover(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the ring: %w", err)
+	}
+	local, ok := top.Ring.Local()
+	if !ok {
+		return nil, errors.New("read the ring: the server's own node owns no token")
+	}
+	return &ringState{top: top, local: local.HostID, read: time.Now(), maps: map[string]cluster.ReplicaMap{}}, nil
+}
+
+// view returns the last ring read, waiting up to RingWait for the first.
+func (v *ringView) view(ctx context.Context) (*ringState, error) {
+	if st := v.cur.Load(); st != nil {
+		return st, nil
+	}
+	t := time.NewTimer(v.cfg.RingWait)
+	defer t.Stop()
+	select {
+	case <-v.ready:
+		return v.cur.Load(), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-t.C:
+	}
+	why := "not read yet"
+	if e := v.last.Load(); e != nil {
+		why = (*e).Error()
+	}
+	return nil, fmt.Errorf("%w: the server has not read its node's ring (%s)", errNoRing, why)
+}
+
+// replicas is keyspace's placement on this ring, computed once.
+func (st *ringState) replicas(keyspace string) (cluster.ReplicaMap, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if m, ok := st.maps[keyspace]; ok {
+		return m, nil
+	}
+	m, err := st.top.Replicas(keyspace)
+	if err != nil {
+		return nil, err
+	}
+	st.maps[keyspace] = m
+	return m, nil
+}
