@@ -103,8 +103,18 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 	// NB: the phase timings are real time (time.Now, never Config.Now),
 	// as latencies are.
 	openStart := time.Now()
-	// Every ticket names its epoch (Ticket.checkShape), a command's too.
-	l, err := s.tables.acquireEpoch(ctx, t.Keyspace, t.Table, t.Epoch)
+	// Every ticket names its epoch (Ticket.checkShape), a command's too,
+	// but a ring ticket: planned on another server, it reads this one's
+	// current SSTables, once its node is shown to replicate the ticket.
+	var l *lease
+	if t.Ring {
+		if err := s.checkOwned(ctx, t); err != nil {
+			return err
+		}
+		l, err = s.tables.acquire(ctx, t.Keyspace, t.Table)
+	} else {
+		l, err = s.tables.acquireEpoch(ctx, t.Keyspace, t.Table, t.Epoch)
+	}
 	if err != nil {
 		return err
 	}

@@ -54,6 +54,9 @@ func toStatus(err error) error {
 		return status.Error(codes.Unavailable, err.Error())
 	case errors.Is(err, errNoRing):
 		return status.Error(codes.Unavailable, err.Error())
+	case errors.Is(err, errNotOwned):
+		// The ring moved since the plan: plan the query again.
+		return status.Error(codes.FailedPrecondition, err.Error())
 	case errors.Is(err, errShed):
 		return status.Error(codes.Unavailable, err.Error())
 	case errors.Is(err, iostall.ErrStalled), errors.Is(err, iostall.ErrClosed):

@@ -128,14 +128,19 @@ func splitCount(requested int, partitions int64) int {
 	return max(1, min(n, maxSplits))
 }
 
-// endpoint seals a ticket into an endpoint: no locations, so clients
-// read from this server, the one they asked.
-func (s *service) endpoint(t *Ticket) (*flight.FlightEndpoint, error) {
+// endpoint seals a ticket into an endpoint at locations. With none,
+// clients read from this server, the one they asked; a ring plan names
+// its replicas' servers, the one to read first first.
+func (s *service) endpoint(t *Ticket, locations []string) (*flight.FlightEndpoint, error) {
 	b, err := s.keys.seal(t)
 	if err != nil {
 		return nil, invalid(err)
 	}
-	return &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: b}}, nil
+	ep := &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: b}}
+	for _, uri := range locations {
+		ep.Location = append(ep.Location, &flight.Location{Uri: uri})
+	}
+	return ep, nil
 }
 
 func newTicket(c *Command, now int64, epoch string) *Ticket {
@@ -148,6 +153,10 @@ type planned struct {
 	tickets []*Ticket
 	schema  []byte
 	rows    int64
+	// locations are, for a ring plan (ring), each ticket's servers,
+	// the one to read first first.
+	locations [][]string
+	ring      bool
 }
 
 // acquireProjected leases the command's table and resolves its
@@ -180,6 +189,15 @@ func (s *service) planTickets(ctx context.Context, c *Command, withSchema bool) 
 	}
 	now := s.cfg.Now().Unix()
 	partitions, rows := estimate(l.readers())
+	if s.ring != nil {
+		if err := s.planRing(ctx, c, l, p, now, partitions, rows); err != nil {
+			return nil, err
+		}
+		if c.Limit > 0 {
+			p.rows = min(p.rows, c.Limit*int64(len(p.tickets)))
+		}
+		return p, nil
+	}
 	perPartition := float64(rows) / math.Max(1, float64(partitions))
 	if len(c.Keys) > 0 {
 		keys, err := encodeKeys(l.t, c.Keys)

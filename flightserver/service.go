@@ -115,8 +115,15 @@ func (s *service) plan(ctx context.Context, c *Command, d *flight.FlightDescript
 		return nil, err
 	}
 	info := &flight.FlightInfo{Schema: p.schema, FlightDescriptor: d, TotalBytes: -1, TotalRecords: p.rows, Ordered: true}
-	for _, t := range p.tickets {
-		ep, err := s.endpoint(t)
+	if p.ring {
+		info.AppMetadata = []byte(ringMetadata)
+	}
+	for i, t := range p.tickets {
+		var locs []string
+		if p.ring {
+			locs = p.locations[i]
+		}
+		ep, err := s.endpoint(t, locs)
 		if err != nil {
 			return nil, err
 		}

@@ -62,8 +62,13 @@ type Ticket struct {
 	// so every endpoint of one query expires TTLs at the same instant.
 	Now int64 `json:"now"`
 	// Epoch names the snapshot epoch the query was planned on, so every
-	// endpoint reads the same SSTables.
+	// endpoint reads the same SSTables. A ring ticket has none: another
+	// server's epochs mean nothing to the one that reads it.
 	Epoch string `json:"epoch"`
+	// Ring marks a ticket planned over the cluster's ring (planring.go):
+	// any server of its locations may read it, from that server's current
+	// SSTables, once it checked its node replicates all of it (owned.go).
+	Ring bool `json:"ring,omitempty"`
 }
 
 // TicketSlice is a clustering slice with serialized values.
@@ -160,8 +165,10 @@ func (t *Ticket) checkShape() error {
 		return fmt.Errorf("read ticket: negative limit")
 	case t.Now <= 0:
 		return fmt.Errorf("read ticket: no read time")
-	case t.Epoch == "":
+	case t.Epoch == "" && !t.Ring:
 		return fmt.Errorf("read ticket: no snapshot epoch")
+	case t.Epoch != "" && t.Ring:
+		return fmt.Errorf("read ticket: a ring ticket names no snapshot epoch")
 	}
 	// Distinct and in ring order, as the planner writes them: a key is
 	// read once however the ticket was made.

@@ -1,0 +1,240 @@
+package flightserver
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/sstable-flight/sstable-flight/cluster"
+)
+
+// ringMetadata is a ring plan's FlightInfo.app_metadata: each range is
+// read from one replica, as CQL reads at consistency ONE; where replicas
+// diverge (writes not yet repaired) the row is what that one replica
+// holds (docs/architecture.md, "Single-replica semantics").
+const ringMetadata = `{"planning":"ring","consistency":"ONE","replicas_read":1}`
+
+// ringSplit is one endpoint of a ring plan before it is sealed: its
+// ticket, the replicas' servers that may read it in placement order,
+// and its weight (its share of the ring, or its keys) for balancing.
+type ringSplit struct {
+	t       *Ticket
+	servers []uuid.UUID
+	weight  float64
+}
+
+// planRing plans c over the cluster's ring (Config.Cluster): every ring
+// range the command asks for, cut into splits, each on the servers of
+// the range's replicas; keys grouped by the range that holds them. The
+// splits' first locations are balanced over the servers (balance).
+func (s *service) planRing(ctx context.Context, c *Command, l *lease, p *planned, now int64, partitions, rows int64) error {
+	st, err := s.ring.view(ctx)
+	if err != nil {
+		return err
+	}
+	m, err := st.replicas(c.Keyspace)
+	if err != nil {
+		return status.Error(codes.FailedPrecondition, fmt.Sprintf("plan %s.%s over the ring: %v", c.Keyspace, c.Table, err))
+	}
+	claimed, err := s.cfg.Cluster.Peers.Peers(ctx, st.top.Ring)
+	if err != nil {
+		return status.Error(codes.Unavailable, fmt.Sprintf("plan %s.%s over the ring: list peers: %v", c.Keyspace, c.Table, err))
+	}
+	servers, why := s.peers.verified(ctx, claimed)
+	for host, err := range why {
+		s.log.Warn("plan over the ring: peer not used", "node", host, "err", err)
+	}
+	// The node's share of the ring: its SSTables hold about that share
+	// of the table's partitions, which sizes the splits of the others.
+	owned := 0.0
+	for _, rr := range m {
+		if rr.Replicates(st.local) {
+			owned += rangeFraction(rr.Range)
+		}
+	}
+	scale := 1 / math.Max(owned, 1e-9)
+	perPartition := float64(rows) / math.Max(1, float64(partitions))
+	var splits []ringSplit
+	newRingTicket := func() *Ticket {
+		t := newTicket(c, now, "")
+		t.Ring = true
+		return t
+	}
+	if len(c.Keys) > 0 {
+		keys, err := encodeKeys(l.t, c.Keys)
+		if err != nil {
+			return invalid(err)
+		}
+		sl, err := encodeSlice(l.t, c.Clustering)
+		if err != nil {
+			return invalid(err)
+		}
+		sortByToken(keys)
+		// Keys in ring order, cut where the range holding them changes:
+		// each group is read on its own range's replicas.
+		for lo := 0; lo < len(keys); {
+			rr := m.For(cluster.KeyToken(keys[lo]))
+			hi := lo + 1
+			for hi < len(keys) && m.For(cluster.KeyToken(keys[hi])).Range == rr.Range {
+				hi++
+			}
+			for _, group := range groupKeys(keys[lo:hi]) {
+				t := newRingTicket()
+				t.Keys, t.Slice = group, sl
+				splits = append(splits, ringSplit{t: t, servers: hostIDs(rr.Replicas), weight: float64(len(group))})
+			}
+			lo = hi
+		}
+		p.rows = int64(math.Ceil(perPartition * float64(len(keys))))
+	} else {
+		want := cluster.Range{Start: cluster.MinToken, End: cluster.MinToken}
+		if r := c.TokenRange; r != nil {
+			want = cluster.Range{Start: cluster.Token(r.Start), End: cluster.Token(r.End)}
+		}
+		total := float64(partitions) * scale * rangeFraction(want)
+		n := splitCount(c.Splits, int64(total))
+		for _, rr := range m {
+			for _, piece := range intersect(rr.Range, want) {
+				f := rangeFraction(piece) / rangeFraction(want)
+				k := max(1, int(math.Round(float64(n)*f)))
+				if c.Limit > 0 && c.Splits == 0 {
+					k = 1 // one stream per range stops after limit rows
+				}
+				for _, r := range splitRange(int64(piece.Start), int64(piece.End), k) {
+					t := newRingTicket()
+					t.Range = &[2]Token{Token(r[0]), Token(r[1])}
+					w := rangeFraction(cluster.Range{Start: cluster.Token(r[0]), End: cluster.Token(r[1])})
+					splits = append(splits, ringSplit{t: t, servers: hostIDs(rr.Replicas), weight: w})
+				}
+			}
+		}
+		// In token order, as a scan of one node's plan is (FlightInfo's
+		// ordered): the wrapping range's pieces are the ring's two ends.
+		slices.SortFunc(splits, func(a, b ringSplit) int { return cmp.Compare(a.t.Range[0], b.t.Range[0]) })
+		p.rows = int64(float64(rows) * scale * rangeFraction(want))
+	}
+	locations, err := balance(splits, servers)
+	if err != nil {
+		return status.Error(codes.Unavailable, fmt.Sprintf("plan %s.%s over the ring: %v", c.Keyspace, c.Table, err))
+	}
+	for i, sp := range splits {
+		p.tickets = append(p.tickets, sp.t)
+		p.locations = append(p.locations, locations[i])
+	}
+	p.ring = true
+	return nil
+}
+
+// balance orders each split's servers, leaving out those that did not
+// prove themselves: first the one with the least weight given so far
+// (the heaviest splits placed first, so that the light ones even out
+// what remains), then the others in placement order, for a client to
+// fall back on. On a ring where every node replicates everything this
+// still gives each server its share, where primary-first would give
+// each only the ranges its tokens end. A split none of whose replicas
+// has a proven server is an error naming its range.
+func balance(splits []ringSplit, servers map[uuid.UUID]string) ([][]string, error) {
+	order := make([]int, len(splits))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(splits[b].weight, splits[a].weight) })
+	load := map[uuid.UUID]float64{}
+	out := make([][]string, len(splits))
+	for _, i := range order {
+		sp := splits[i]
+		best := uuid.Nil
+		for _, h := range sp.servers {
+			if _, ok := servers[h]; ok && (best == uuid.Nil || load[h] < load[best]) {
+				best = h
+			}
+		}
+		if best == uuid.Nil {
+			return nil, fmt.Errorf("%s: no server of its replicas (%s) proved it serves its node", splitName(sp.t), hostList(sp.servers))
+		}
+		load[best] += sp.weight
+		locs := []string{servers[best]}
+		for _, h := range sp.servers {
+			if uri, ok := servers[h]; ok && h != best {
+				locs = append(locs, uri)
+			}
+		}
+		out[i] = locs
+	}
+	return out, nil
+}
+
+func hostIDs(nodes []*cluster.Node) []uuid.UUID {
+	out := make([]uuid.UUID, len(nodes))
+	for i, n := range nodes {
+		out[i] = n.HostID
+	}
+	return out
+}
+
+func hostList(hosts []uuid.UUID) string {
+	s := make([]string, len(hosts))
+	for i, h := range hosts {
+		s[i] = h.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+func splitName(t *Ticket) string {
+	if t.Range != nil {
+		return fmt.Sprintf("range (%d,%d]", t.Range[0], t.Range[1])
+	}
+	return fmt.Sprintf("%d keys from token %d", len(t.Keys), cluster.KeyToken(t.Keys[0]))
+}
+
+// rangeFraction is r's share of the ring (the whole ring when Start ==
+// End).
+func rangeFraction(r cluster.Range) float64 {
+	if r.Start == r.End {
+		return 1
+	}
+	return ringFraction(int64(r.Start), int64(r.End))
+}
+
+// intersect returns the tokens of both a and b as ranges that do not
+// wrap, in ring order: each range is cut where it wraps, into (s, max]
+// and (min, e], and the pieces compared.
+func intersect(a, b cluster.Range) []cluster.Range {
+	var out []cluster.Range
+	for _, x := range linear(a) {
+		for _, y := range linear(b) {
+			lo, hi := max(x.Start, y.Start), min(x.End, y.End)
+			if lo < hi {
+				out = append(out, cluster.Range{Start: lo, End: hi})
+			}
+		}
+	}
+	slices.SortFunc(out, func(p, q cluster.Range) int { return cmp.Compare(p.Start, q.Start) })
+	return out
+}
+
+// linear cuts r into ranges with Start < End: the whole ring is (min,
+// max], a wrapping range its two pieces.
+func linear(r cluster.Range) []cluster.Range {
+	switch {
+	case r.Start == r.End:
+		return []cluster.Range{{Start: cluster.MinToken, End: math.MaxInt64}}
+	case r.Start < r.End:
+		return []cluster.Range{r}
+	}
+	out := []cluster.Range{}
+	if r.Start < math.MaxInt64 {
+		out = append(out, cluster.Range{Start: r.Start, End: math.MaxInt64})
+	}
+	if r.End > cluster.MinToken {
+		out = append(out, cluster.Range{Start: cluster.MinToken, End: r.End})
+	}
+	return out
+}
