@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sstable-flight/sstable-flight/cluster"
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/snapshot"
@@ -30,6 +31,10 @@ type options struct {
 	cassandra, cqlUser  string
 	schemaCheck         time.Duration
 	sidecarURL          string
+	// peers, set by --peers or --peer-port, turns on planning over the
+	// ring (flightserver.ClusterConfig); ringRefresh is its interval.
+	peers       cluster.PeerSource
+	ringRefresh time.Duration
 }
 
 // parseFlags registers the flags on fs and parses args. It applies no
@@ -77,6 +82,9 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	fs.DurationVar(&cfg.ConnMaxAge, "conn-max-age", 0, "close each connection this long after it opened, clients reconnecting (0: never)")
 	fs.DurationVar(&cfg.ConnMaxAgeGrace, "conn-max-age-grace", flightserver.DefaultConnMaxAgeGrace, "how long the RPCs of a connection closed for its age may run")
 	fs.StringVar(&o.sidecarURL, "sidecar", "", "Cassandra Sidecar base URL, e.g. http://127.0.0.1:9043: snapshots are taken and read through it (no shared data directory); token from env SSTF_SIDECAR_TOKEN")
+	peers := fs.String("peers", "", "plan over the cluster's ring: each Cassandra node's address and its server's Flight URI, cassandra_addr=grpc://host:port,... (needs --cassandra)")
+	peerPort := fs.Int("peer-port", 0, "plan over the cluster's ring, each node's server on the node's native address at this port (grpc+tls with --tls-cert; needs --cassandra)")
+	fs.DurationVar(&o.ringRefresh, "ring-refresh", flightserver.DefaultRingRefresh, "how often the ring and keyspace replication are read again from --cassandra (with --peers or --peer-port)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -91,6 +99,9 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	if err := readAuthTokenEnv(cfg); err != nil {
 		return nil, err
 	}
+	if err := o.readPeers(*peers, *peerPort, cfg.TLSCert != ""); err != nil {
+		return nil, err
+	}
 	if o.sidecarURL != "" {
 		sc, err := sidecar.New(o.sidecarURL, sidecar.Options{BearerToken: os.Getenv("SSTF_SIDECAR_TOKEN")})
 		if err != nil {
@@ -101,37 +112,67 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	return o, nil
 }
 
+// readPeers reads --peers or --peer-port, at most one of them: either
+// makes the server plan over the ring, which it learns from --cassandra.
+func (o *options) readPeers(static string, port int, tls bool) error {
+	switch {
+	case static != "" && port != 0:
+		return errors.New("--peers and --peer-port: give one way to find the peers, not both")
+	case static == "" && port == 0:
+		return nil
+	case o.cassandra == "":
+		return errors.New("--peers or --peer-port: planning over the ring needs --cassandra, the node the ring is read from")
+	case port < 0 || port > 65535:
+		return fmt.Errorf("read --peer-port %d: not a port", port)
+	case port != 0:
+		scheme := "grpc"
+		if tls {
+			scheme = "grpc+tls"
+		}
+		o.peers = cluster.ConventionPeers{Scheme: scheme, Port: uint16(port)}
+		return nil
+	}
+	p, err := cluster.ParseStaticPeers(static)
+	if err != nil {
+		return fmt.Errorf("read --peers: %w", err)
+	}
+	o.peers = p
+	return nil
+}
+
 // configFlags names the flag that sets each flightserver.Config field,
 // so a value the server refuses is reported as the operator typed it.
 var configFlags = map[string]string{
-	"DataDir":            "data-dir",
-	"MaxStreams":         "max-streams",
-	"AdmissionWait":      "admission-wait",
-	"BatchRows":          "batch-rows",
-	"TLSCert":            "tls-cert",
-	"TLSKey":             "tls-key",
-	"ClientCA":           "tls-client-ca",
-	"TicketKeyFile":      "ticket-key-file",
-	"KeyCacheBytes":      "key-cache-bytes",
-	"ChunkCacheBytes":    "chunk-cache-bytes",
-	"IOTimeout":          "io-timeout",
-	"Snapshot.Mode":      "snapshot-mode",
-	"Snapshot.Dir":       "snapshot-dir",
-	"Snapshot.Window":    "snapshot-window",
-	"Snapshot.Grace":     "snapshot-grace",
-	"Snapshot.PinnedCap": "snapshot-pinned-cap",
-	"Snapshot.Sidecar":   "sidecar",
-	"AuthTokenFile":      "auth-token-file",
-	"MaxRequestBytes":    "max-request-bytes",
-	"MaxDecodeBytes":     "max-decode-bytes",
-	"MaxRequests":        "max-requests",
-	"MaxConnStreams":     "max-conn-streams",
-	"MaxConns":           "max-conns",
-	"StreamStallTimeout": "stream-stall-timeout",
-	"HandshakeTimeout":   "handshake-timeout",
-	"ConnIdleTimeout":    "conn-idle-timeout",
-	"ConnMaxAge":         "conn-max-age",
-	"ConnMaxAgeGrace":    "conn-max-age-grace",
+	"DataDir":                 "data-dir",
+	"MaxStreams":              "max-streams",
+	"AdmissionWait":           "admission-wait",
+	"BatchRows":               "batch-rows",
+	"TLSCert":                 "tls-cert",
+	"TLSKey":                  "tls-key",
+	"ClientCA":                "tls-client-ca",
+	"TicketKeyFile":           "ticket-key-file",
+	"KeyCacheBytes":           "key-cache-bytes",
+	"ChunkCacheBytes":         "chunk-cache-bytes",
+	"IOTimeout":               "io-timeout",
+	"Snapshot.Mode":           "snapshot-mode",
+	"Snapshot.Dir":            "snapshot-dir",
+	"Snapshot.Window":         "snapshot-window",
+	"Snapshot.Grace":          "snapshot-grace",
+	"Snapshot.PinnedCap":      "snapshot-pinned-cap",
+	"Snapshot.Sidecar":        "sidecar",
+	"AuthTokenFile":           "auth-token-file",
+	"MaxRequestBytes":         "max-request-bytes",
+	"MaxDecodeBytes":          "max-decode-bytes",
+	"MaxRequests":             "max-requests",
+	"MaxConnStreams":          "max-conn-streams",
+	"MaxConns":                "max-conns",
+	"StreamStallTimeout":      "stream-stall-timeout",
+	"HandshakeTimeout":        "handshake-timeout",
+	"ConnIdleTimeout":         "conn-idle-timeout",
+	"ConnMaxAge":              "conn-max-age",
+	"ConnMaxAgeGrace":         "conn-max-age-grace",
+	"Cluster.Peers":           "peers",
+	"Cluster.RefreshInterval": "ring-refresh",
 }
 
 // authTokenEnv is the environment variable that may hold the bearer

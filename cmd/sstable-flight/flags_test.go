@@ -94,6 +94,10 @@ func TestRefusedFlagsAreNamed(t *testing.T) {
 		{d("--tls-client-ca", "ca.pem"), "--tls-cert: required with a client CA"},
 		{d("--ticket-key-file", emptyKeys), "--ticket-key-file " + emptyKeys + ": no key"},
 		{d("--log-level", "loud"), "read --log-level"},
+		{d("--peers", "127.0.0.1=grpc://a:1"), "planning over the ring needs --cassandra"},
+		{d("--cassandra", "127.0.0.1:9042", "--peers", "127.0.0.1=grpc://a:1", "--peer-port", "8815"), "--peers and --peer-port: give one way"},
+		{d("--cassandra", "127.0.0.1:9042", "--peers", "127.0.0.1=http://a:1"), `read --peers: read peers: "127.0.0.1=http://a:1"`},
+		{d("--cassandra", "127.0.0.1:9042", "--peer-port", "70000"), "read --peer-port 70000: not a port"},
 		{d("extra"), `unexpected argument "extra"`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

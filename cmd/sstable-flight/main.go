@@ -15,6 +15,7 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/sstable-flight/sstable-flight/cluster"
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 )
@@ -43,6 +44,17 @@ func run() error {
 		} else {
 			defer session.Close()
 			catOpts.Session = session
+		}
+	}
+	if o.peers != nil {
+		if catOpts.Session == nil {
+			return errors.New("plan over the ring (--peers, --peer-port): cassandra is unreachable, and the ring is read from it")
+		}
+		session := catOpts.Session
+		cfg.Cluster = &flightserver.ClusterConfig{
+			Discover:        func(ctx context.Context) (*cluster.Topology, error) { return cluster.Discover(ctx, session) },
+			Peers:           o.peers,
+			RefreshInterval: o.ringRefresh,
 		}
 	}
 	cat := catalog.New(catOpts)
