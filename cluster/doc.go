@@ -33,6 +33,11 @@
 // about to move. Callers that read data check ownership again at read
 // time.
 //
+// Where each node's sstable-flight server listens is a PeerSource's
+// claim (peers.go: a static list or a port convention), which
+// flightserver checks with the peer before using it. ReplicaMap.Unowned
+// (owns.go) says whether a node replicates all of a requested range.
+//
 // It knows no SSTables and no Arrow; flightserver imports it, never the
 // reverse. It imports sstable only for the Murmur3 token of a key
 // (KeyToken).

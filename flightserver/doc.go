@@ -7,6 +7,13 @@
 // cluster may share, ticketkey.go), so DoGet reads only what a plan
 // issued; it checks them again against the table (ticketcheck.go).
 //
+// With Config.Cluster the server plans over its cluster's ring
+// (planring.go): the ring read from its own node (ringview.go), peers
+// used only once they proved by node-info which node they serve
+// (peercheck.go), each endpoint located on its range's replicas'
+// servers, balanced; DoGet reads a ring ticket only if its node
+// replicates all of it in its current ring (owned.go).
+//
 // It composes snapshot, sstable and reconcile and owns everything gRPC and
 // Arrow. Config (config.go) is resolved once, by New: defaults applied
 // and values that cannot work refused with a ConfigError naming the
