@@ -58,14 +58,9 @@ func (c *ClusterConfig) resolve() error {
 	case c.Peers == nil:
 		return &ConfigError{Field: "Cluster.Peers", Reason: "required: where each node's server listens"}
 	}
-	for _, f := range []struct {
-		name string
-		v    time.Duration
-	}{{"Cluster.RefreshInterval", c.RefreshInterval}, {"Cluster.RefreshTimeout", c.RefreshTimeout}, {"Cluster.RingWait", c.RingWait},
-		{"Cluster.PeerTTL", c.PeerTTL}, {"Cluster.PeerTimeout", c.PeerTimeout}} {
-		if f.v < 0 {
-			return &ConfigError{Field: f.name, Value: f.v.String(), Reason: "must not be negative (0: the default)"}
-		}
+	if err := noNegative(durationField{"Cluster.RefreshInterval", c.RefreshInterval}, durationField{"Cluster.RefreshTimeout", c.RefreshTimeout},
+		durationField{"Cluster.RingWait", c.RingWait}, durationField{"Cluster.PeerTTL", c.PeerTTL}, durationField{"Cluster.PeerTimeout", c.PeerTimeout}); err != nil {
+		return err
 	}
 	setDefault(&c.RefreshInterval, DefaultRingRefresh)
 	setDefault(&c.RefreshTimeout, DefaultRingRefreshTimeout)

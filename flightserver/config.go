@@ -263,14 +263,9 @@ func (c *Config) resolveLimits() error {
 			return &ConfigError{Field: f.name, Value: strconv.Itoa(f.v), Reason: "must not be negative (0: the default)"}
 		}
 	}
-	for _, f := range []struct {
-		name string
-		v    time.Duration
-	}{{"StreamStallTimeout", c.StreamStallTimeout}, {"HandshakeTimeout", c.HandshakeTimeout}, {"ConnIdleTimeout", c.ConnIdleTimeout},
-		{"ConnMaxAge", c.ConnMaxAge}, {"ConnMaxAgeGrace", c.ConnMaxAgeGrace}} {
-		if f.v < 0 {
-			return &ConfigError{Field: f.name, Value: f.v.String(), Reason: "must not be negative (0: the default)"}
-		}
+	if err := noNegative(durationField{"StreamStallTimeout", c.StreamStallTimeout}, durationField{"HandshakeTimeout", c.HandshakeTimeout},
+		durationField{"ConnIdleTimeout", c.ConnIdleTimeout}, durationField{"ConnMaxAge", c.ConnMaxAge}, durationField{"ConnMaxAgeGrace", c.ConnMaxAgeGrace}); err != nil {
+		return err
 	}
 	if c.MaxConnStreams > math.MaxInt32 {
 		return &ConfigError{Field: "MaxConnStreams", Value: strconv.Itoa(c.MaxConnStreams), Reason: "must be at most " + strconv.Itoa(math.MaxInt32)}
@@ -287,6 +282,23 @@ func (c *Config) resolveLimits() error {
 	setDefault(&c.HandshakeTimeout, DefaultHandshakeTimeout)
 	setDefault(&c.ConnIdleTimeout, DefaultConnIdleTimeout)
 	setDefault(&c.ConnMaxAgeGrace, DefaultConnMaxAgeGrace)
+	return nil
+}
+
+// durationField is a duration of a Config by its field's name.
+type durationField struct {
+	name string
+	v    time.Duration
+}
+
+// noNegative refuses the first negative duration of fields, whose zero
+// is their default.
+func noNegative(fields ...durationField) error {
+	for _, f := range fields {
+		if f.v < 0 {
+			return &ConfigError{Field: f.name, Value: f.v.String(), Reason: "must not be negative (0: the default)"}
+		}
+	}
 	return nil
 }
 
