@@ -52,6 +52,7 @@ type ringFixture struct {
 	clients []flight.Client
 	want    map[int32]string // SELECT * at consistency ALL
 	keyFile string
+	stops   []func() // stops[i] shuts server i down
 }
 
 func newRingFixture(t *testing.T) *ringFixture {
@@ -167,13 +168,18 @@ func (f *ringFixture) serve(t *testing.T, n *cassandratest.Node, lis net.Listene
 	}
 	done := make(chan struct{})
 	go func() { srv.Serve(lis); close(done) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		<-done
-		mem.AssertSize(t, 0)
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			srv.Shutdown(ctx)
+			<-done
+			mem.AssertSize(t, 0)
+		})
+	}
+	f.stops = append(f.stops, stop)
+	t.Cleanup(stop)
 }
 
 func dialURI(t *testing.T, uri string) flight.Client {
@@ -409,5 +415,40 @@ func TestRingPointReadAndOwnership(t *testing.T) {
 			t.Fatalf("point read of %d through a planner with swapped peers: locations %v, want only its own server", k, locs)
 		}
 		break
+	}
+
+	// With node 2's server stopped the scan planned by server 1 still
+	// reads every row once, each endpoint from the first of its
+	// locations that answers, as a client falls back.
+	f.stops[1]()
+	scan, err = f.clients[0].GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{"plan_ring", "kv"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stream, err := f.clients[1].DoGet(ctx, scan.Endpoint[0].Ticket); err == nil {
+		if _, err = stream.Recv(); status.Code(err) != codes.Unavailable {
+			t.Fatalf("DoGet on the stopped server: %v, want UNAVAILABLE", err)
+		}
+	} else if status.Code(err) != codes.Unavailable {
+		t.Fatalf("DoGet on the stopped server: %v, want UNAVAILABLE", err)
+	}
+	got = map[int32]string{}
+	for _, ep := range scan.Endpoint {
+		read := false
+		for _, loc := range ep.Location {
+			i := f.byURI[loc.Uri]
+			if i == 1 {
+				continue // stopped (UNAVAILABLE, above): a client moves on
+			}
+			readRingRows(t, f.clients[i], ep.Ticket, got)
+			read = true
+			break
+		}
+		if !read {
+			t.Fatalf("endpoint %v: no location but the stopped server", ep.Location)
+		}
+	}
+	if len(got) != len(f.want) {
+		t.Fatalf("scan with a server stopped read %d rows, CQL at ALL has %d", len(got), len(f.want))
 	}
 }
