@@ -41,6 +41,11 @@ func (s *service) planRing(ctx context.Context, c *Command, l *lease, p *planned
 	}
 	m, err := st.replicas(c.Keyspace)
 	if err != nil {
+		// A keyspace created since the ring was read: read it again now.
+		st = s.ring.newer(ctx, st)
+		m, err = st.replicas(c.Keyspace)
+	}
+	if err != nil {
 		return status.Error(codes.FailedPrecondition, fmt.Sprintf("plan %s.%s over the ring: %v", c.Keyspace, c.Table, err))
 	}
 	claimed, err := s.cfg.Cluster.Peers.Peers(ctx, st.top.Ring)

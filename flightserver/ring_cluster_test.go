@@ -417,6 +417,37 @@ func TestRingPointReadAndOwnership(t *testing.T) {
 		break
 	}
 
+	// A keyspace created after the servers read their rings is planned
+	// at once: the planner reads its ring again rather than wait for the
+	// next refresh (30 s).
+	s, err := f.nodes[0].Session()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// A name of this run's: one an earlier run left would be in the
+	// ring the servers read at start.
+	ks := fmt.Sprintf("plan_ring_new%d", time.Now().UnixNano())
+	cassandratest.Exec(t, s, "CREATE KEYSPACE "+ks+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}",
+		"CREATE TABLE "+ks+".kv (k int PRIMARY KEY, v text)")
+	defer cassandratest.Exec(t, s, "DROP KEYSPACE "+ks)
+	// The schema is the catalog's, refreshed on its own check or on
+	// demand; the ring is what is under test.
+	rs, err := f.clients[0].DoAction(ctx, &flight.Action{Type: flightserver.ActionRefreshSchema})
+	if err == nil {
+		_, err = rs.Recv()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := f.clients[0].GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{ks, "kv"}})
+	if err != nil {
+		t.Fatalf("plan a keyspace created after the ring was read: %v", err)
+	}
+	if len(fresh.Endpoint) == 0 || len(fresh.Endpoint[0].Location) != 2 {
+		t.Fatalf("plan of the new keyspace: %d endpoints, want ring ranges on 2 replicas each", len(fresh.Endpoint))
+	}
+
 	// With node 2's server stopped the scan planned by server 1 still
 	// reads every row once, each endpoint from the first of its
 	// locations that answers, as a client falls back.

@@ -33,6 +33,11 @@ type ringView struct {
 	readyOnce sync.Once
 	stop      chan struct{}
 	done      chan struct{}
+	// kick asks the loop for a refresh now (newer); stored is closed and
+	// replaced each time a refresh ends, read or failed.
+	kick   chan struct{}
+	mu     sync.Mutex
+	stored chan struct{}
 }
 
 // ringState is one topology and the server's node in it, with the
@@ -40,14 +45,15 @@ type ringView struct {
 type ringState struct {
 	top   *cluster.Topology
 	local uuid.UUID
-	read  time.Time // real time: when it was read
+	read  time.Time // real time: when its read began
 
 	mu   sync.Mutex
 	maps map[string]cluster.ReplicaMap
 }
 
 func newRingView(cfg *ClusterConfig, log *slog.Logger) *ringView {
-	return &ringView{cfg: cfg, log: log, ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+	return &ringView{cfg: cfg, log: log, ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
+		kick: make(chan struct{}, 1), stored: make(chan struct{})}
 }
 
 // start reads the ring now and then every RefreshInterval, until close.
@@ -62,6 +68,7 @@ func (v *ringView) start() {
 			case <-v.stop:
 				return
 			case <-t.C:
+			case <-v.kick:
 			}
 		}
 	}()
@@ -91,6 +98,7 @@ func (v *ringView) refresh() {
 		}
 	}()
 	st, err := v.read(ctx)
+	defer v.ended()
 	if err != nil {
 		v.last.Store(&err)
 		v.log.Warn("read the ring: keeping the last one", "err", err)
@@ -100,7 +108,45 @@ func (v *ringView) refresh() {
 	v.readyOnce.Do(func() { close(v.ready) })
 }
 
+// ended wakes those waiting in newer for a refresh to end.
+func (v *ringView) ended() {
+	v.mu.Lock()
+	close(v.stored)
+	v.stored = make(chan struct{})
+	v.mu.Unlock()
+}
+
+// newer asks for a refresh now and returns the ring of the first one
+// that started after the call, waiting at most RingWait: for a keyspace
+// created since the last ring, whose replication that ring does not
+// know. Past the wait, or if the refreshes fail, the caller keeps old.
+func (v *ringView) newer(ctx context.Context, old *ringState) *ringState {
+	since := time.Now()
+	t := time.NewTimer(v.cfg.RingWait)
+	defer t.Stop()
+	for {
+		v.mu.Lock()
+		stored := v.stored
+		v.mu.Unlock()
+		if st := v.cur.Load(); st != nil && !st.read.Before(since) {
+			return st
+		}
+		select {
+		case v.kick <- struct{}{}:
+		default: // one is asked for already
+		}
+		select {
+		case <-stored:
+		case <-ctx.Done():
+			return old
+		case <-t.C:
+			return old
+		}
+	}
+}
+
 func (v *ringView) read(ctx context.Context) (*ringState, error) {
+	start := time.Now()
 	top, err := v.cfg.Discover(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read the ring: %w", err)
@@ -109,7 +155,7 @@ func (v *ringView) read(ctx context.Context) (*ringState, error) {
 	if !ok {
 		return nil, errors.New("read the ring: the server's own node owns no token")
 	}
-	return &ringState{top: top, local: local.HostID, read: time.Now(), maps: map[string]cluster.ReplicaMap{}}, nil
+	return &ringState{top: top, local: local.HostID, read: start, maps: map[string]cluster.ReplicaMap{}}, nil
 }
 
 // view returns the last ring read, waiting up to RingWait for the first.
