@@ -320,17 +320,13 @@ func TestRingPointReadAndOwnership(t *testing.T) {
 	f := newRingFixture(t)
 	ctx := context.Background()
 	for i, c := range f.clients {
-		stream, err := c.DoAction(ctx, &flight.Action{Type: flightserver.ActionNodeInfo})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := stream.Recv()
+		body, err := actionResult(ctx, c, &flight.Action{Type: flightserver.ActionNodeInfo})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var info flightserver.NodeInfo
-		if err := json.Unmarshal(res.Body, &info); err != nil || info.HostID != f.node(t, i).String() {
-			t.Fatalf("server %d node-info %s (%v), want host %s", i+1, res.Body, err, f.node(t, i))
+		if err := json.Unmarshal(body, &info); err != nil || info.HostID != f.node(t, i).String() {
+			t.Fatalf("server %d node-info %s (%v), want host %s", i+1, body, err, f.node(t, i))
 		}
 	}
 
@@ -433,11 +429,7 @@ func TestRingPointReadAndOwnership(t *testing.T) {
 	defer cassandratest.Exec(t, s, "DROP KEYSPACE "+ks)
 	// The schema is the catalog's, refreshed on its own check or on
 	// demand; the ring is what is under test.
-	rs, err := f.clients[0].DoAction(ctx, &flight.Action{Type: flightserver.ActionRefreshSchema})
-	if err == nil {
-		_, err = rs.Recv()
-	}
-	if err != nil {
+	if _, err := actionResult(ctx, f.clients[0], &flight.Action{Type: flightserver.ActionRefreshSchema}); err != nil {
 		t.Fatal(err)
 	}
 	fresh, err := f.clients[0].GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{ks, "kv"}})

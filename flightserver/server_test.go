@@ -139,17 +139,26 @@ func tableStats(ctx context.Context, t *testing.T, ts *testServer, keyspace, tab
 	if err != nil {
 		t.Fatal(err)
 	}
-	stream, err := ts.client.DoAction(ctx, &flight.Action{Type: flightserver.ActionTableStats, Body: body})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := stream.Recv()
+	res, err := actionResult(ctx, ts.client, &flight.Action{Type: flightserver.ActionTableStats, Body: body})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var st flightserver.TableStats
-	if err := json.Unmarshal(res.Body, &st); err != nil {
+	if err := json.Unmarshal(res, &st); err != nil {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// actionResult runs an action and returns its first result's body.
+func actionResult(ctx context.Context, c flight.Client, a *flight.Action) ([]byte, error) {
+	stream, err := c.DoAction(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	res, err := stream.Recv()
+	if err != nil {
+		return nil, err
+	}
+	return res.Body, nil
 }
