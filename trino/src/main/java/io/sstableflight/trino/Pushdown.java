@@ -7,6 +7,7 @@ import io.trino.spi.predicate.Range;
 import io.trino.spi.predicate.TupleDomain;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -48,6 +49,25 @@ final class Pushdown
     private static final int COMPOSITE_OVERHEAD = 3;
 
     private Pushdown() {}
+
+    /**
+     * The handle that reads only the given columns (in the table's order),
+     * none for a query that uses none ({@code count_only}), or empty when
+     * that is what the handle reads already.
+     */
+    static Optional<SstableFlightTableHandle> projection(SstableFlightTableHandle handle, List<SstableFlightColumnHandle> columns, Collection<? extends ColumnHandle> used)
+    {
+        Set<ColumnHandle> wanted = Set.copyOf(used);
+        List<String> names = columns.stream()
+                .filter(wanted::contains)
+                .map(SstableFlightColumnHandle::name)
+                .collect(ImmutableList.toImmutableList());
+        Optional<List<String>> projected = names.size() == columns.size() ? Optional.empty() : Optional.of(names);
+        if (projected.equals(handle.columns())) {
+            return Optional.empty();
+        }
+        return Optional.of(handle.withColumns(projected));
+    }
 
     /** What the server enforces and the restriction that does it; the rest of the filter. */
     record Translation(TupleDomain<ColumnHandle> enforced, TupleDomain<ColumnHandle> remaining, Optional<KeyRestriction> restriction)

@@ -10,6 +10,8 @@ import io.airlift.units.DataSize;
 import io.airlift.units.Duration;
 import io.airlift.units.MinDuration;
 import jakarta.validation.constraints.AssertTrue;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 
 import java.net.URI;
@@ -33,6 +35,8 @@ public class SstableFlightConfig
     private String tlsKeyFile;
     private Duration rpcTimeout = new Duration(30, SECONDS);
     private DataSize memoryLimit = DataSize.of(1, DataSize.Unit.GIGABYTE);
+    private boolean pushdown = true;
+    private int scanSplits;
 
     @NotNull
     public String getUri()
@@ -148,6 +152,34 @@ public class SstableFlightConfig
     public SstableFlightConfig setMemoryLimit(DataSize memoryLimit)
     {
         this.memoryLimit = memoryLimit;
+        return this;
+    }
+
+    public boolean isPushdown()
+    {
+        return pushdown;
+    }
+
+    @Config("sstable-flight.pushdown")
+    @ConfigDescription("Push projections, key and clustering filters and limits down to the server (the default of the session property pushdown_enabled)")
+    public SstableFlightConfig setPushdown(boolean pushdown)
+    {
+        this.pushdown = pushdown;
+        return this;
+    }
+
+    @Min(0)
+    @Max(SstableFlightSessionProperties.MAX_SCAN_SPLITS)
+    public int getScanSplits()
+    {
+        return scanSplits;
+    }
+
+    @Config("sstable-flight.scan-splits")
+    @ConfigDescription("Endpoints (Trino splits) to cut a table scan into; 0 (the default) lets the server size them, one per 250,000 partitions")
+    public SstableFlightConfig setScanSplits(int scanSplits)
+    {
+        this.scanSplits = scanSplits;
         return this;
     }
 

@@ -8,7 +8,10 @@ import io.trino.spi.connector.ConnectorPageSourceProvider;
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorSplitManager;
 import io.trino.spi.connector.ConnectorTransactionHandle;
+import io.trino.spi.session.PropertyMetadata;
 import io.trino.spi.transaction.IsolationLevel;
+
+import java.util.List;
 
 import static java.util.Objects.requireNonNull;
 
@@ -21,6 +24,7 @@ public final class SstableFlightConnector
     private final TypeMapping typeMapping;
     private final SstableFlightSplitManager splitManager;
     private final SstableFlightPageSourceProvider pageSourceProvider;
+    private final SstableFlightSessionProperties sessionProperties;
 
     @Inject
     public SstableFlightConnector(
@@ -28,13 +32,15 @@ public final class SstableFlightConnector
             FlightClientPool clients,
             TypeMapping typeMapping,
             SstableFlightSplitManager splitManager,
-            SstableFlightPageSourceProvider pageSourceProvider)
+            SstableFlightPageSourceProvider pageSourceProvider,
+            SstableFlightSessionProperties sessionProperties)
     {
         this.lifeCycleManager = requireNonNull(lifeCycleManager, "lifeCycleManager is null");
         this.clients = requireNonNull(clients, "clients is null");
         this.typeMapping = requireNonNull(typeMapping, "typeMapping is null");
         this.splitManager = requireNonNull(splitManager, "splitManager is null");
         this.pageSourceProvider = requireNonNull(pageSourceProvider, "pageSourceProvider is null");
+        this.sessionProperties = requireNonNull(sessionProperties, "sessionProperties is null");
     }
 
     @Override
@@ -59,6 +65,12 @@ public final class SstableFlightConnector
     public ConnectorPageSourceProvider getPageSourceProvider()
     {
         return pageSourceProvider;
+    }
+
+    @Override
+    public List<PropertyMetadata<?>> getSessionProperties()
+    {
+        return sessionProperties.properties();
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.sstableflight.trino;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import io.trino.spi.TrinoException;
+import io.trino.spi.connector.Assignment;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ColumnMetadata;
 import io.trino.spi.connector.ConnectorMetadata;
@@ -10,8 +11,14 @@ import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorTableHandle;
 import io.trino.spi.connector.ConnectorTableMetadata;
 import io.trino.spi.connector.ConnectorTableVersion;
+import io.trino.spi.connector.Constraint;
+import io.trino.spi.connector.ConstraintApplicationResult;
+import io.trino.spi.connector.LimitApplicationResult;
+import io.trino.spi.connector.ProjectionApplicationResult;
 import io.trino.spi.connector.RelationColumnsMetadata;
 import io.trino.spi.connector.SchemaTableName;
+import io.trino.spi.expression.ConnectorExpression;
+import io.trino.spi.predicate.TupleDomain;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -27,6 +34,7 @@ import java.util.Set;
 import java.util.function.UnaryOperator;
 
 import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_SERVER_ERROR;
+import static io.sstableflight.trino.SstableFlightSessionProperties.isPushdownEnabled;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -60,7 +68,7 @@ public final class SstableFlightMetadata
                 if (path.size() != 2) {
                     throw new TrinoException(SSTABLE_FLIGHT_SERVER_ERROR, "list tables: a flight's descriptor is not [keyspace, table]: " + path);
                 }
-                listed.put(new SstableFlightTableHandle(path.get(0), path.get(1)), info.getSchema());
+                listed.put(SstableFlightTableHandle.of(path.get(0), path.get(1)), info.getSchema());
             }
             tables = listed;
         }
@@ -97,7 +105,7 @@ public final class SstableFlightMetadata
 
     private Optional<SstableFlightTableHandle> resolve(SchemaTableName name)
     {
-        SstableFlightTableHandle exact = new SstableFlightTableHandle(name.getSchemaName(), name.getTableName());
+        SstableFlightTableHandle exact = SstableFlightTableHandle.of(name.getSchemaName(), name.getTableName());
         if (tables().containsKey(exact)) {
             return Optional.of(exact);
         }
@@ -141,7 +149,7 @@ public final class SstableFlightMetadata
     {
         Map<SchemaTableName, SstableFlightTableHandle> byName = new LinkedHashMap<>();
         for (SchemaTableName name : listTables(session, schemaName)) {
-            byName.put(name, new SstableFlightTableHandle(name.getSchemaName(), name.getTableName()));
+            byName.put(name, SstableFlightTableHandle.of(name.getSchemaName(), name.getTableName()));
         }
         List<RelationColumnsMetadata> result = new ArrayList<>();
         for (SchemaTableName name : relationFilter.apply(byName.keySet())) {
@@ -153,10 +161,67 @@ public final class SstableFlightMetadata
         return result.iterator();
     }
 
+    @Override
+    public Optional<ProjectionApplicationResult<ConnectorTableHandle>> applyProjection(ConnectorSession session, ConnectorTableHandle table, List<ConnectorExpression> projections, Map<String, ColumnHandle> assignments)
+    {
+        if (!isPushdownEnabled(session)) {
+            return Optional.empty();
+        }
+        SstableFlightTableHandle handle = (SstableFlightTableHandle) table;
+        return Pushdown.projection(handle, columns(handle), assignments.values())
+                .map(projected -> new ProjectionApplicationResult<>(
+                        projected,
+                        projections,
+                        assignments.entrySet().stream()
+                                .map(assignment -> new Assignment(assignment.getKey(), assignment.getValue(), ((SstableFlightColumnHandle) assignment.getValue()).type()))
+                                .collect(ImmutableList.toImmutableList()),
+                        false));
+    }
+
+    @Override
+    public Optional<ConstraintApplicationResult<ConnectorTableHandle>> applyFilter(ConnectorSession session, ConnectorTableHandle table, Constraint constraint)
+    {
+        if (!isPushdownEnabled(session)) {
+            return Optional.empty();
+        }
+        SstableFlightTableHandle handle = (SstableFlightTableHandle) table;
+        if (handle.limit().isPresent()) {
+            // The filter is above the limit: pushing it below would take the first rows that match instead.
+            return Optional.empty();
+        }
+        TupleDomain<ColumnHandle> filter = handle.constraint().intersect(constraint.getSummary());
+        if (filter.isNone()) {
+            return Optional.empty();
+        }
+        Pushdown.Translation translation = Pushdown.translate(filter, columns(handle));
+        if (translation.enforced().equals(handle.constraint())) {
+            return Optional.empty();
+        }
+        return Optional.of(new ConstraintApplicationResult<>(
+                handle.withRestriction(translation.enforced(), translation.restriction()),
+                translation.remaining(),
+                constraint.getExpression(),
+                false));
+    }
+
+    @Override
+    public Optional<LimitApplicationResult<ConnectorTableHandle>> applyLimit(ConnectorSession session, ConnectorTableHandle table, long limit)
+    {
+        if (!isPushdownEnabled(session)) {
+            return Optional.empty();
+        }
+        SstableFlightTableHandle handle = (SstableFlightTableHandle) table;
+        // The server reads a limit of 0 as none; Trino answers LIMIT 0 itself.
+        if (limit <= 0 || (handle.limit().isPresent() && handle.limit().getAsLong() <= limit)) {
+            return Optional.empty();
+        }
+        return Optional.of(new LimitApplicationResult<>(handle.withLimit(limit), handle.readsOneStream(), false));
+    }
+
     /** The columns of a table, in the server's (CQL SELECT *) order. */
     List<SstableFlightColumnHandle> columns(SstableFlightTableHandle table)
     {
-        Schema schema = tables().get(table);
+        Schema schema = tables().get(table.unpushed());
         if (schema == null) {
             throw new TrinoException(io.trino.spi.StandardErrorCode.TABLE_NOT_FOUND, "table %s is no longer served".formatted(table));
         }

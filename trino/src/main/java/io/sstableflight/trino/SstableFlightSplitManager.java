@@ -18,12 +18,15 @@ import org.apache.arrow.flight.Location;
 import java.net.URI;
 import java.util.List;
 
+import static io.sstableflight.trino.SstableFlightSessionProperties.getScanSplits;
 import static java.util.Objects.requireNonNull;
 
 /**
- * One split per endpoint of the server's plan. The server fixes the read
- * time and snapshot in each ticket at planning, so all splits of a query
- * read the same data however Cassandra flushes meanwhile.
+ * One split per endpoint of the server's plan of the table handle's
+ * command (its projection, keys, clustering slice and limit). The server
+ * fixes the read time and snapshot in each ticket at planning, so all
+ * splits of a query read the same data however Cassandra flushes
+ * meanwhile.
  */
 public final class SstableFlightSplitManager
         implements ConnectorSplitManager
@@ -40,7 +43,7 @@ public final class SstableFlightSplitManager
     public ConnectorSplitSource getSplits(ConnectorTransactionHandle transaction, ConnectorSession session, ConnectorTableHandle table, DynamicFilter dynamicFilter, Constraint constraint)
     {
         SstableFlightTableHandle handle = (SstableFlightTableHandle) table;
-        FlightClientPool.Planned<FlightInfo> planned = clients.getFlightInfo(FlightCommand.scan(handle).toJson());
+        FlightClientPool.Planned<FlightInfo> planned = clients.getFlightInfo(FlightCommand.of(handle, getScanSplits(session)).toJson());
         ImmutableList.Builder<ConnectorSplit> splits = ImmutableList.builder();
         for (FlightEndpoint endpoint : planned.value().getEndpoints()) {
             splits.add(new SstableFlightSplit(endpoint.getTicket().getBytes(), locations(endpoint, planned.server())));

@@ -218,6 +218,19 @@ class TestPushdown
         assertThat(ranged.remaining()).isEqualTo(filter(Map.of(u, after)));
     }
 
+    @Test
+    void projectionNamesTheUsedColumnsInTableOrder()
+    {
+        SstableFlightTableHandle table = SstableFlightTableHandle.of("corpus", "clustered");
+        assertThat(Pushdown.projection(table, CLUSTERED, List.of(W, TENANT)).orElseThrow().columns()).contains(List.of("tenant", "w"));
+        // No column at all: count_only.
+        assertThat(Pushdown.projection(table, CLUSTERED, List.of()).orElseThrow().columns()).contains(List.of());
+        // Every column, or what the handle reads already: nothing changes.
+        assertThat(Pushdown.projection(table, CLUSTERED, CLUSTERED)).isEmpty();
+        SstableFlightTableHandle projected = table.withColumns(Optional.of(List.of("tenant", "w")));
+        assertThat(Pushdown.projection(projected, CLUSTERED, List.of(TENANT, W))).isEmpty();
+    }
+
     private static SstableFlightColumnHandle column(String name, String cqlType, String kind, Type type)
     {
         return new SstableFlightColumnHandle(name, cqlType, kind, type, Optional.empty());

@@ -68,4 +68,17 @@ class TestSstableFlightConfig
         assertThatThrownBy(() -> new FlightClientPool(bind(properties)))
                 .hasMessage("sstable-flight.token-file %s: holds no token".formatted(empty));
     }
+
+    @Test
+    void pushdownAndScanSplits()
+    {
+        SstableFlightConfig defaults = bind(Map.of("sstable-flight.uri", "grpc://a:1"));
+        assertThat(defaults.isPushdown()).isTrue();
+        assertThat(defaults.getScanSplits()).isZero();
+        SstableFlightConfig set = bind(Map.of("sstable-flight.uri", "grpc://a:1", "sstable-flight.pushdown", "false", "sstable-flight.scan-splits", "8"));
+        assertThat(set.isPushdown()).isFalse();
+        assertThat(set.getScanSplits()).isEqualTo(8);
+        // The server plans 1..4096 endpoints.
+        assertThatThrownBy(() -> bind(Map.of("sstable-flight.uri", "grpc://a:1", "sstable-flight.scan-splits", "4097"))).hasMessageContaining("scanSplits");
+    }
 }
