@@ -3,6 +3,7 @@ package io.sstableflight.trino;
 import com.google.inject.Inject;
 import io.airlift.log.Logger;
 import io.trino.spi.TrinoException;
+import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallOption;
 import org.apache.arrow.flight.CallOptions;
 import org.apache.arrow.flight.Criteria;
@@ -13,6 +14,7 @@ import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.Result;
 import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.flight.auth2.BearerCredentialWriter;
 import org.apache.arrow.flight.grpc.CredentialCallOption;
@@ -26,6 +28,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -98,6 +101,21 @@ public final class FlightClientPool
     public Planned<FlightInfo> getFlightInfo(byte[] command)
     {
         return onSeeds("plan (GetFlightInfo)", client -> client.getInfo(FlightDescriptor.command(command), metadataOptions()));
+    }
+
+    /** Runs an action on the first answering seed and returns its one result's body (table-stats, docs/flight-api.md). */
+    public byte[] doAction(String type, byte[] body)
+    {
+        return onSeeds("action " + type + " (DoAction)", client -> {
+            Iterator<Result> results = client.doAction(new Action(type, body), metadataOptions());
+            if (!results.hasNext()) {
+                throw new TrinoException(SSTABLE_FLIGHT_SERVER_ERROR, "action %s: the server returned no result".formatted(type));
+            }
+            byte[] result = results.next().getBody();
+            // Drain the call, so that its stream is complete rather than cancelled.
+            results.forEachRemaining(_ -> {});
+            return result;
+        }).value();
     }
 
     /** Opens a stream of a ticket on one location; errors surface on the stream's first {@code next()}. */

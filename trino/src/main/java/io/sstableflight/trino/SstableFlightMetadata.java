@@ -19,6 +19,8 @@ import io.trino.spi.connector.RelationColumnsMetadata;
 import io.trino.spi.connector.SchemaTableName;
 import io.trino.spi.expression.ConnectorExpression;
 import io.trino.spi.predicate.TupleDomain;
+import io.trino.spi.statistics.Estimate;
+import io.trino.spi.statistics.TableStatistics;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -31,6 +33,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
 
 import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_SERVER_ERROR;
@@ -52,6 +55,7 @@ public final class SstableFlightMetadata
     private final FlightClientPool clients;
     private final TypeMapping typeMapping;
     private Map<SstableFlightTableHandle, Schema> tables;
+    private final Map<SstableFlightTableHandle, TableStats> stats = new ConcurrentHashMap<>();
 
     public SstableFlightMetadata(FlightClientPool clients, TypeMapping typeMapping)
     {
@@ -159,6 +163,16 @@ public final class SstableFlightMetadata
             result.add(RelationColumnsMetadata.forTable(name, columns));
         }
         return result.iterator();
+    }
+
+    @Override
+    public TableStatistics getTableStatistics(ConnectorSession session, ConnectorTableHandle table)
+    {
+        SstableFlightTableHandle handle = (SstableFlightTableHandle) table;
+        TableStats stats = this.stats.computeIfAbsent(handle.unpushed(), unpushed -> TableStats.parse(unpushed, clients.doAction(TableStats.ACTION, TableStats.request(unpushed))));
+        return TableStatistics.builder()
+                .setRowCount(Estimate.of(stats.rowsOf(handle)))
+                .build();
     }
 
     @Override

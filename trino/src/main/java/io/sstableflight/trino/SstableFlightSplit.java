@@ -1,7 +1,9 @@
 package io.sstableflight.trino;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.google.common.collect.ImmutableList;
 import io.trino.spi.HostAddress;
+import io.trino.spi.SplitWeight;
 import io.trino.spi.connector.ConnectorSplit;
 
 import java.net.URI;
@@ -18,12 +20,19 @@ import static java.util.Objects.requireNonNull;
  * unchanged, and where to read it, primary first (the planning server when
  * the endpoint names none). The page source tries the next location only
  * while no batch has been read.
+ *
+ * @param rowEstimate the rows the split is expected to read (its share of
+ * the plan's estimate), -1 when unknown; it weighs the split for Trino's
+ * scheduler
  */
-public record SstableFlightSplit(byte[] ticket, List<String> locations)
+public record SstableFlightSplit(byte[] ticket, List<String> locations, long rowEstimate)
         implements ConnectorSplit
 {
     private static final int INSTANCE_SIZE = instanceSize(SstableFlightSplit.class);
+    /** The lightest split: a point read still costs a stream, so it never weighs nothing. */
+    static final double MIN_WEIGHT = 0.05;
 
+    @JsonCreator
     public SstableFlightSplit
     {
         requireNonNull(ticket, "ticket is null");
@@ -31,6 +40,12 @@ public record SstableFlightSplit(byte[] ticket, List<String> locations)
         if (locations.isEmpty()) {
             throw new IllegalArgumentException("a split needs a location");
         }
+    }
+
+    /** A split whose rows are not estimated: of standard weight. */
+    public SstableFlightSplit(byte[] ticket, List<String> locations)
+    {
+        this(ticket, locations, -1);
     }
 
     public List<URI> locationUris()
@@ -48,9 +63,20 @@ public record SstableFlightSplit(byte[] ticket, List<String> locations)
     }
 
     @Override
+    public SplitWeight getSplitWeight()
+    {
+        if (rowEstimate < 0) {
+            return SplitWeight.standard();
+        }
+        // As Trino's file connectors weigh splits by size: a share of a standard split, never more than one.
+        double proportion = (double) rowEstimate / SstableFlightSplitManager.STANDARD_SPLIT_ROWS;
+        return SplitWeight.fromProportion(Math.clamp(proportion, MIN_WEIGHT, 1.0));
+    }
+
+    @Override
     public Map<String, String> getSplitInfo()
     {
-        return Map.of("locations", String.join(",", locations), "ticketBytes", Integer.toString(ticket.length));
+        return Map.of("locations", String.join(",", locations), "ticketBytes", Integer.toString(ticket.length), "rowEstimate", Long.toString(rowEstimate));
     }
 
     @Override

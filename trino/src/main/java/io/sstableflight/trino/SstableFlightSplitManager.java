@@ -27,10 +27,19 @@ import static java.util.Objects.requireNonNull;
  * fixes the read time and snapshot in each ticket at planning, so all
  * splits of a query read the same data however Cassandra flushes
  * meanwhile.
+ *
+ * Splits are weighted by their row estimate: the server's endpoints carry
+ * none of their own, but the plan's {@code total_records} estimates the
+ * whole read, and its endpoints share it evenly (equal token ranges, or
+ * key groups), so each split gets its share, relative to
+ * {@link #STANDARD_SPLIT_ROWS}.
  */
 public final class SstableFlightSplitManager
         implements ConnectorSplitManager
 {
+    /** The rows of a split of standard weight: what the server puts in one scan endpoint of a narrow table (250,000 partitions). */
+    static final long STANDARD_SPLIT_ROWS = 250_000;
+
     private final FlightClientPool clients;
 
     @Inject
@@ -44,11 +53,22 @@ public final class SstableFlightSplitManager
     {
         SstableFlightTableHandle handle = (SstableFlightTableHandle) table;
         FlightClientPool.Planned<FlightInfo> planned = clients.getFlightInfo(FlightCommand.of(handle, getScanSplits(session)).toJson());
+        List<FlightEndpoint> endpoints = planned.value().getEndpoints();
+        long rows = rowsPerEndpoint(planned.value().getRecords(), endpoints.size());
         ImmutableList.Builder<ConnectorSplit> splits = ImmutableList.builder();
-        for (FlightEndpoint endpoint : planned.value().getEndpoints()) {
-            splits.add(new SstableFlightSplit(endpoint.getTicket().getBytes(), locations(endpoint, planned.server())));
+        for (FlightEndpoint endpoint : endpoints) {
+            splits.add(new SstableFlightSplit(endpoint.getTicket().getBytes(), locations(endpoint, planned.server()), rows));
         }
         return new FixedSplitSource(splits.build());
+    }
+
+    /** Each endpoint's share of the plan's row estimate; -1 when the server gave none. */
+    static long rowsPerEndpoint(long totalRecords, int endpoints)
+    {
+        if (totalRecords < 0 || endpoints == 0) {
+            return -1;
+        }
+        return (totalRecords + endpoints - 1) / endpoints;
     }
 
     /** The endpoint's locations in the server's order; none means the server that planned it (docs/flight-api.md). */
