@@ -4,21 +4,18 @@ import com.google.common.collect.ImmutableList;
 import io.airlift.log.Logger;
 import io.trino.spi.Page;
 import io.trino.spi.TrinoException;
-import io.trino.spi.block.Block;
 import io.trino.spi.connector.ConnectorPageSource;
 import io.trino.spi.connector.SourcePage;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.Field;
 
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 
-import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_BAD_DATA;
 import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_SERVER_ERROR;
 import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_STREAM_FAILED;
 import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_UNAVAILABLE;
@@ -44,8 +41,7 @@ public final class SstableFlightPageSource
 
     private FlightStream stream;
     private URI streamLocation;
-    private int[] vectorIndex;
-    private List<ColumnMapping> mappings;
+    private BoundColumns bound;
     private boolean drained;
     private boolean finished;
     private long completedBytes;
@@ -81,21 +77,13 @@ public final class SstableFlightPageSource
             return null;
         }
         VectorSchemaRoot root = stream.getRoot();
-        int rows = root.getRowCount();
-        Block[] blocks = new Block[columns.size()];
-        for (int i = 0; i < blocks.length; i++) {
-            FieldVector vector = root.getVector(vectorIndex[i]);
+        // Every vector of the batch came over the wire, read or not (count(*) reads none).
+        for (FieldVector vector : root.getFieldVectors()) {
             completedBytes += vector.getBufferSize();
-            blocks[i] = ArrowBlocks.toBlock(vector, mappings.get(i), columns.get(i).name());
         }
-        if (blocks.length == 0) {
-            // count(*) and the like: rows, no values (the server still sends them; issue #16 asks for a count-only read).
-            for (FieldVector vector : root.getFieldVectors()) {
-                completedBytes += vector.getBufferSize();
-            }
-        }
-        completedPositions += rows;
-        return SourcePage.create(new Page(rows, blocks));
+        Page page = bound.toPage(root);
+        completedPositions += page.getPositionCount();
+        return SourcePage.create(page);
     }
 
     /** Opens the stream on the first location that answers and returns whether it has a first batch. */
@@ -113,7 +101,7 @@ public final class SstableFlightPageSource
                 boolean hasBatch = candidate.next();
                 stream = candidate;
                 streamLocation = location;
-                bind(candidate.getRoot().getSchema().getFields());
+                bound = BoundColumns.bind(candidate.getRoot().getSchema().getFields(), columns, typeMapping, location.toString());
                 return hasBatch;
             }
             catch (FlightRuntimeException e) {
@@ -139,34 +127,6 @@ public final class SstableFlightPageSource
             // Rows of this split already went to Trino: reading elsewhere could repeat them.
             throw new TrinoException(SSTABLE_FLIGHT_STREAM_FAILED, "read split from %s: the stream failed after %d rows: %s %s".formatted(streamLocation, completedPositions, e.status().code(), e.getMessage()), e);
         }
-    }
-
-    /** Finds each requested column in the stream's schema and checks it still maps to the planned type. */
-    private void bind(List<Field> fields)
-    {
-        vectorIndex = new int[columns.size()];
-        ImmutableList.Builder<ColumnMapping> bound = ImmutableList.builder();
-        for (int i = 0; i < columns.size(); i++) {
-            SstableFlightColumnHandle column = columns.get(i);
-            int index = -1;
-            for (int f = 0; f < fields.size(); f++) {
-                if (fields.get(f).getName().equals(column.name())) {
-                    index = f;
-                    break;
-                }
-            }
-            if (index < 0) {
-                throw new TrinoException(SSTABLE_FLIGHT_BAD_DATA, "read split from %s: the stream has no column %s (the table changed since planning)".formatted(streamLocation, column.name()));
-            }
-            ColumnMapping mapping = typeMapping.map(fields.get(index));
-            if (!mapping.isSupported() || !mapping.type().orElseThrow().equals(column.type())) {
-                throw new TrinoException(SSTABLE_FLIGHT_BAD_DATA, "read split from %s: column %s is now %s, planned as %s (the table changed since planning)".formatted(
-                        streamLocation, column.name(), mapping.type().map(Object::toString).orElse("unmapped"), column.type()));
-            }
-            vectorIndex[i] = index;
-            bound.add(mapping);
-        }
-        mappings = bound.build();
     }
 
     @Override

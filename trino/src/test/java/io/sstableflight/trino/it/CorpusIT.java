@@ -1,5 +1,8 @@
 package io.sstableflight.trino.it;
 
+import io.sstableflight.trino.corpus.Canon;
+import io.sstableflight.trino.corpus.CorpusTable;
+import io.sstableflight.trino.corpus.ExpectedTypes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,4 +1,4 @@
-package io.sstableflight.trino.it;
+package io.sstableflight.trino.corpus;
 
 import io.sstableflight.trino.CqlType;
 
@@ -20,14 +20,14 @@ import static java.nio.charset.StandardCharsets.UTF_8;
  * schema.cql defines, which DESCRIBE and the value checks need (a UDT
  * column's cql.type is only its name).
  */
-record CorpusTable(String mode, String keyspace, String name, long readAt, List<Column> columns, List<Map<String, Object>> rows, Map<String, List<Column>> udts)
+public record CorpusTable(String mode, String keyspace, String name, long readAt, List<Column> columns, List<Map<String, Object>> rows, Map<String, List<Column>> udts)
 {
-    record Column(String name, CqlType type, String kind) {}
+    public record Column(String name, CqlType type, String kind) {}
 
     private static final Pattern CREATE_TYPE = Pattern.compile("CREATE TYPE (\\w+)\\.(\\w+) \\((.*?)\\);", Pattern.DOTALL);
 
     /** Every table of a mode, in name order. */
-    static List<CorpusTable> all(Path modeDir, String mode)
+    public static List<CorpusTable> all(Path modeDir, String mode)
             throws IOException
     {
         List<CorpusTable> tables = new ArrayList<>();
@@ -44,7 +44,7 @@ record CorpusTable(String mode, String keyspace, String name, long readAt, List<
     }
 
     @SuppressWarnings("unchecked")
-    static CorpusTable load(Path dir, String mode)
+    public static CorpusTable load(Path dir, String mode)
             throws IOException
     {
         Map<String, Object> expected = (Map<String, Object>) RawJson.read(dir.resolve("expected.json"));

@@ -1,4 +1,4 @@
-package io.sstableflight.trino.it;
+package io.sstableflight.trino.corpus;
 
 import io.sstableflight.trino.CqlType;
 
@@ -12,11 +12,11 @@ import java.util.stream.Collectors;
  * TypeMapping, so a change of mapping fails the suite until the table (and
  * the docs) change with it.
  */
-final class ExpectedTypes
+public final class ExpectedTypes
 {
     private ExpectedTypes() {}
 
-    static String trino(CqlType type, Map<String, List<CorpusTable.Column>> udts)
+    public static String trino(CqlType type, Map<String, List<CorpusTable.Column>> udts)
     {
         return trino(type, udts, false);
     }

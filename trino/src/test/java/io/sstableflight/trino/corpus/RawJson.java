@@ -1,4 +1,4 @@
-package io.sstableflight.trino.it;
+package io.sstableflight.trino.corpus;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
@@ -16,14 +16,14 @@ import java.util.Map;
  * writes floats in the shortest form at their own width, and "-0" must stay
  * negative zero (any JSON number type would read it as integer 0).
  */
-final class RawJson
+public final class RawJson
 {
     /** A JSON number, exactly as written. */
-    record Number(String text) {}
+    public record Number(String text) {}
 
     private RawJson() {}
 
-    static Object read(Path file)
+    public static Object read(Path file)
             throws IOException
     {
         try (JsonParser parser = new JsonFactory().createParser(file.toFile())) {

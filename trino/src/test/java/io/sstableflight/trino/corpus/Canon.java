@@ -1,4 +1,4 @@
-package io.sstableflight.trino.it;
+package io.sstableflight.trino.corpus;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -29,20 +29,20 @@ import java.util.stream.Collectors;
  * unscaled value and scale, addresses as addresses, maps as sets of
  * entries, lists, sets and vectors in order.
  */
-final class Canon
+public final class Canon
 {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'");
 
     private final Map<String, List<CorpusTable.Column>> udts;
 
-    Canon(Map<String, List<CorpusTable.Column>> udts)
+    public Canon(Map<String, List<CorpusTable.Column>> udts)
     {
         this.udts = udts;
     }
 
     @SuppressWarnings("unchecked")
-    String expected(Object value, CqlType type, boolean blind)
+    public String expected(Object value, CqlType type, boolean blind)
     {
         if (value == null) {
             return "null";
@@ -90,7 +90,7 @@ final class Canon
         };
     }
 
-    String actual(Object value, CqlType type, boolean blind)
+    public String actual(Object value, CqlType type, boolean blind)
             throws SQLException
     {
         if (value == null) {
