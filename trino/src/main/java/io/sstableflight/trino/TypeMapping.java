@@ -40,7 +40,7 @@ import static java.util.Objects.requireNonNull;
  */
 public final class TypeMapping
 {
-    /** The CQL type of every top-level field, as the server writes it. */
+    /** The CQL type of every field, top-level and nested, as the server writes it. */
     public static final String CQL_TYPE = "cql.type";
     public static final String CQL_KIND = "cql.kind";
     public static final String CQL_CLUSTERING_ORDER = "cql.clustering_order";
@@ -65,23 +65,31 @@ public final class TypeMapping
     /** The mapping of a top-level field, read from its {@code cql.type}. */
     public ColumnMapping map(Field field)
     {
-        String cql = Optional.ofNullable(field.getMetadata()).map(m -> m.get(CQL_TYPE)).orElse(null);
-        CqlType type;
-        if (cql == null) {
-            type = CqlType.UNKNOWN;
-        }
-        else {
-            try {
-                type = CqlType.parse(cql);
-            }
-            catch (IllegalArgumentException e) {
-                return ColumnMapping.unsupported(e.getMessage());
-            }
-        }
-        return map(field, type);
+        return map(field, CqlType.UNKNOWN);
     }
 
-    ColumnMapping map(Field field, CqlType cql)
+    /**
+     * The mapping of a field whose parent's spelling says {@code spelled}
+     * (UNKNOWN at the top level, or where the spelling has no arguments, as
+     * a UDT's name). The field's own {@code cql.type} wins: the server puts
+     * one on every nested field too, so a UDT's inet or decimal field is
+     * told from text although the UDT's name spells none of its fields.
+     */
+    private ColumnMapping map(Field field, CqlType spelled)
+    {
+        String own = Optional.ofNullable(field.getMetadata()).map(m -> m.get(CQL_TYPE)).orElse(null);
+        if (own == null) {
+            return mapType(field, spelled);
+        }
+        try {
+            return mapType(field, CqlType.parse(own));
+        }
+        catch (IllegalArgumentException e) {
+            return ColumnMapping.unsupported(e.getMessage());
+        }
+    }
+
+    private ColumnMapping mapType(Field field, CqlType cql)
     {
         ArrowType arrow = field.getType();
         if (arrow instanceof ArrowType.ExtensionType extension) {
@@ -108,7 +116,7 @@ public final class TypeMapping
             case ArrowType.FixedSizeBinary b when b.getByteWidth() == 16 -> ColumnMapping.of(Kind.UUID, UUID, List.of());
             case ArrowType.List _ -> array(Kind.ARRAY, field, cql);
             case ArrowType.FixedSizeList _ -> array(Kind.VECTOR, field, cql);
-            case ArrowType.Map _ -> mapType(field, cql);
+            case ArrowType.Map _ -> mapOf(field, cql);
             case ArrowType.Struct _ -> row(field, cql);
             case ArrowType.Null _ -> ColumnMapping.unsupported("CQL type %s is always null (Arrow Null); it has no Trino column type".formatted(describe(cql)));
             default -> ColumnMapping.unsupported("Arrow type %s (CQL %s) has no Trino mapping yet".formatted(arrow, describe(cql)));
@@ -124,7 +132,7 @@ public final class TypeMapping
         return ColumnMapping.of(kind, new ArrayType(element.type().orElseThrow()), List.of(element));
     }
 
-    private ColumnMapping mapType(Field field, CqlType cql)
+    private ColumnMapping mapOf(Field field, CqlType cql)
     {
         // NB: an Arrow map is a list of struct<key, value>.
         List<Field> entry = field.getChildren().getFirst().getChildren();
@@ -144,14 +152,14 @@ public final class TypeMapping
     {
         // A tuple's fields are positional ("0", "1", ... in Arrow): an anonymous ROW, read
         // by subscript. A UDT keeps its field names; its cql.type is only its name, so
-        // its fields' CQL types are unknown here (a text-like field maps as VARCHAR).
+        // its fields' CQL types come from their own metadata.
         boolean tuple = cql.name().equals("tuple");
         ImmutableList.Builder<ColumnMapping> children = ImmutableList.builder();
         ImmutableList.Builder<RowType.Field> fields = ImmutableList.builder();
         List<Field> arrowFields = field.getChildren();
         for (int i = 0; i < arrowFields.size(); i++) {
             Field child = arrowFields.get(i);
-            ColumnMapping mapping = map(child, tuple ? cql.argument(i) : CqlType.UNKNOWN);
+            ColumnMapping mapping = map(child, cql.argument(i));
             if (!mapping.isSupported()) {
                 return ColumnMapping.unsupported("field %s: %s".formatted(child.getName(), mapping.unsupported().orElseThrow()));
             }

@@ -55,6 +55,7 @@ class TestArrowBlocks
 {
     // IPADDRESS lives in the engine, not the SPI; these tests map no inet column.
     private final TypeMapping mapping = new TypeMapping(VARCHAR, new TypeOperators());
+    private final TypeMapping ipMapping = new TypeMapping(TestingIpAddressType.IPADDRESS, new TypeOperators());
     private BufferAllocator allocator;
 
     @BeforeEach
@@ -232,6 +233,29 @@ class TestArrowBlocks
             assertThat(INTEGER.getInt(RowBlock.getRowFieldsFromBlock(block).get(0), 0)).isEqualTo(1);
             Type type = mapping.map(withCql(vector.getField(), "frozen<address>")).type().orElseThrow();
             assertThat(type).isEqualTo(RowType.from(List.of(RowType.field("zip", INTEGER))));
+        }
+    }
+
+    @Test
+    void aUdtsInetAndDecimalFieldsConvertExactly()
+    {
+        try (StructVector vector = StructVector.empty("s", allocator)) {
+            VarCharVector ip = vector.addOrGet("ip", new FieldType(true, ArrowType.Utf8.INSTANCE, null, Map.of(TypeMapping.CQL_TYPE, "inet")), VarCharVector.class);
+            VarCharVector amount = vector.addOrGet("amount", new FieldType(true, ArrowType.Utf8.INSTANCE, null, Map.of(TypeMapping.CQL_TYPE, "decimal")), VarCharVector.class);
+            vector.allocateNew();
+            ip.setSafe(0, "192.0.2.1".getBytes(UTF_8));
+            amount.setSafe(0, "12345e-2".getBytes(UTF_8));
+            vector.setIndexDefined(0);
+            ip.setValueCount(1);
+            amount.setValueCount(1);
+            vector.setValueCount(1);
+            ColumnMapping columnMapping = ipMapping.map(withCql(vector.getField(), "frozen<spot>"));
+            Block block = ArrowBlocks.toBlock(vector, columnMapping, "s");
+            List<Block> fields = RowBlock.getRowFieldsFromBlock(block);
+            // Trino holds IPv4 as the IPv4-mapped IPv6 address.
+            assertThat(TestingIpAddressType.IPADDRESS.getSlice(fields.get(0), 0).getBytes())
+                    .containsExactly(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 1);
+            assertThat(VARCHAR.getSlice(fields.get(1), 0).toStringUtf8()).isEqualTo("123.45");
         }
     }
 

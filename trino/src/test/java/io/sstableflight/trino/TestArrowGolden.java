@@ -97,7 +97,7 @@ class TestArrowGolden
         for (Map<String, Object> row : table.rows()) {
             List<String> values = new ArrayList<>();
             for (CorpusTable.Column column : table.columns()) {
-                values.add(column.name() + "=" + canon.expected(row.get(column.name()), column.type(), false));
+                values.add(column.name() + "=" + canon.expected(row.get(column.name()), column.type()));
             }
             expected.add(String.join(" ", values));
         }
@@ -114,7 +114,7 @@ class TestArrowGolden
                     CorpusTable.Column column = table.columns().get(i);
                     Object value = BlockValues.read(bound.mapping(i), page.getBlock(i), position);
                     try {
-                        values.add(column.name() + "=" + canon.actual(value, column.type(), false));
+                        values.add(column.name() + "=" + canon.actual(value, column.type()));
                     }
                     catch (java.sql.SQLException e) {
                         throw new IllegalStateException(e);

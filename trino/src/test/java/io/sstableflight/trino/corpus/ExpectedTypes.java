@@ -18,15 +18,9 @@ public final class ExpectedTypes
 
     public static String trino(CqlType type, Map<String, List<CorpusTable.Column>> udts)
     {
-        return trino(type, udts, false);
-    }
-
-    /** Inside a UDT ({@code blind}) the server gives no CQL types, so inet is VARCHAR there too. */
-    private static String trino(CqlType type, Map<String, List<CorpusTable.Column>> udts, boolean blind)
-    {
         return switch (type.name()) {
             case "ascii", "text", "varchar", "varint", "decimal" -> "varchar";
-            case "inet" -> blind ? "varchar" : "ipaddress";
+            case "inet" -> "ipaddress";
             case "blob" -> "varbinary";
             case "boolean" -> "boolean";
             case "tinyint" -> "tinyint";
@@ -40,16 +34,16 @@ public final class ExpectedTypes
             case "time" -> "time(9)";
             case "duration" -> "row(months integer, days integer, nanoseconds bigint)";
             case "uuid", "timeuuid" -> "uuid";
-            case "list", "set", "vector" -> "array(" + trino(type.argument(0), udts, blind) + ")";
-            case "map" -> "map(" + trino(type.argument(0), udts, blind) + ", " + trino(type.argument(1), udts, blind) + ")";
-            case "tuple" -> type.arguments().stream().map(t -> trino(t, udts, blind)).collect(Collectors.joining(", ", "row(", ")"));
+            case "list", "set", "vector" -> "array(" + trino(type.argument(0), udts) + ")";
+            case "map" -> "map(" + trino(type.argument(0), udts) + ", " + trino(type.argument(1), udts) + ")";
+            case "tuple" -> type.arguments().stream().map(t -> trino(t, udts)).collect(Collectors.joining(", ", "row(", ")"));
             default -> {
                 List<CorpusTable.Column> fields = udts.get(type.name());
                 if (fields == null) {
                     throw new IllegalArgumentException("no Trino type expected for CQL " + type);
                 }
                 yield fields.stream()
-                        .map(f -> f.name() + " " + trino(f.type(), udts, true))
+                        .map(f -> f.name() + " " + trino(f.type(), udts))
                         .collect(Collectors.joining(", ", "row(", ")"));
             }
         };

@@ -108,7 +108,7 @@ class CorpusIT
         for (Map<String, Object> row : table.rows()) {
             List<String> values = new ArrayList<>();
             for (CorpusTable.Column column : table.columns()) {
-                values.add(column.name() + "=" + canon.expected(row.get(column.name()), column.type(), false));
+                values.add(column.name() + "=" + canon.expected(row.get(column.name()), column.type()));
             }
             expected.add(String.join(" ", values));
         }
@@ -121,7 +121,7 @@ class CorpusIT
                 List<String> values = new ArrayList<>();
                 for (int i = 0; i < table.columns().size(); i++) {
                     CorpusTable.Column column = table.columns().get(i);
-                    values.add(column.name() + "=" + canon.actual(value(rs, i + 1, column), column.type(), false));
+                    values.add(column.name() + "=" + canon.actual(value(rs, i + 1, column), column.type()));
                 }
                 actual.add(String.join(" ", values));
             }
