@@ -1,7 +1,5 @@
 package io.sstableflight.trino;
 
-import com.google.common.net.InetAddresses;
-import io.airlift.slice.DynamicSliceOutput;
 import io.airlift.slice.Slices;
 import io.trino.spi.TrinoException;
 import io.trino.spi.block.ArrayBlock;
@@ -24,9 +22,8 @@ import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.complex.MapVector;
 import org.apache.arrow.vector.complex.StructVector;
 
-import java.math.BigDecimal;
-import java.net.Inet4Address;
-import java.net.InetAddress;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Optional;
@@ -43,7 +40,9 @@ import static java.nio.charset.StandardCharsets.UTF_8;
  * become ArrayBlock, MapBlock and RowBlock over their converted children.
  * Values are only touched one by one where Trino's representation differs
  * (booleans are bits in Arrow, timestamps carry a zone, times are
- * picoseconds, inet and decimal arrive as text).
+ * picoseconds, inet and decimal arrive as text), and even then no object
+ * is made per value: inet and decimal text is parsed from the Arrow buffer
+ * in place (InetText, DecimalText).
  *
  * Trino requires a null row's fields to be null and a null array or map to
  * have no entries; Arrow requires neither, so a parent's nulls are passed
@@ -51,6 +50,8 @@ import static java.nio.charset.StandardCharsets.UTF_8;
  */
 final class ArrowBlocks
 {
+    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
     private ArrowBlocks() {}
 
     /** The block of a whole vector, as its mapping says; {@code column} names it in errors. */
@@ -204,54 +205,62 @@ final class ArrowBlocks
     {
         boolean[] isNull = nulls.orElse(null);
         int[] offsets = new int[n + 1];
-        DynamicSliceOutput out = new DynamicSliceOutput(n * 8);
+        if (n == 0) {
+            return new VariableWidthBlock(0, Slices.EMPTY_SLICE, offsets, Optional.empty());
+        }
+        int[] in = offsets(vector.getOffsetBuffer(), n);
+        byte[] text = bytes(vector, in, n);
+        byte[] out = new byte[text.length + DecimalText.MAX_GROWTH * n];
         for (int i = 0; i < n; i++) {
+            int end = offsets[i];
             if (isNull == null || !isNull[i]) {
-                String text = new String(vector.get(i), UTF_8);
-                try {
-                    // "12345e-2" keeps its scale through BigDecimal: 123.45, and 0e-2 is 0.00.
-                    out.writeBytes(new BigDecimal(text).toString().getBytes(UTF_8));
-                }
-                catch (NumberFormatException e) {
-                    throw new TrinoException(SSTABLE_FLIGHT_BAD_DATA, "column %s, row %d: decimal \"%s\" does not parse".formatted(column, i, text), e);
+                end = DecimalText.rewrite(text, in[i] - in[0], in[i + 1] - in[0], out, end);
+                if (end < 0) {
+                    throw new TrinoException(SSTABLE_FLIGHT_BAD_DATA, "column %s, row %d: decimal \"%s\" does not parse".formatted(column, i, text(text, in[i] - in[0], in[i + 1] - in[0])));
                 }
             }
-            offsets[i + 1] = out.size();
+            offsets[i + 1] = end;
         }
-        return new VariableWidthBlock(n, out.slice(), offsets, nulls);
+        return new VariableWidthBlock(n, Slices.wrappedBuffer(out, 0, offsets[n]), offsets, nulls);
     }
 
     private static long[] addresses(BaseVariableWidthVector vector, int n, Optional<boolean[]> nulls, String column)
     {
         boolean[] isNull = nulls.orElse(null);
         long[] values = new long[2 * n];
-        byte[] mapped = new byte[16];
+        if (n == 0) {
+            return values;
+        }
+        int[] offsets = offsets(vector.getOffsetBuffer(), n);
+        byte[] text = bytes(vector, offsets, n);
+        int base = offsets[0];
+        byte[] address = new byte[16];
         for (int i = 0; i < n; i++) {
             if (isNull != null && isNull[i]) {
                 continue;
             }
-            String text = new String(vector.get(i), UTF_8);
-            InetAddress address;
-            try {
-                address = InetAddresses.forString(text);
+            if (!InetText.parse(text, offsets[i] - base, offsets[i + 1] - base, address)) {
+                throw new TrinoException(SSTABLE_FLIGHT_BAD_DATA, "column %s, row %d: inet \"%s\" does not parse".formatted(column, i, text(text, offsets[i] - base, offsets[i + 1] - base)));
             }
-            catch (IllegalArgumentException e) {
-                throw new TrinoException(SSTABLE_FLIGHT_BAD_DATA, "column %s, row %d: inet \"%s\" does not parse".formatted(column, i, text), e);
-            }
-            byte[] bytes = address.getAddress();
-            if (address instanceof Inet4Address) {
-                // Trino's IPADDRESS holds IPv4 as the IPv4-mapped IPv6 address, as its cassandra connector does.
-                java.util.Arrays.fill(mapped, (byte) 0);
-                mapped[10] = (byte) 0xff;
-                mapped[11] = (byte) 0xff;
-                System.arraycopy(bytes, 0, mapped, 12, 4);
-                bytes = mapped;
-            }
-            ByteBuffer le = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-            values[2 * i] = le.getLong(0);
-            values[2 * i + 1] = le.getLong(8);
+            // Int128 blocks hold the 16 bytes in order as two little-endian longs (as UUID).
+            values[2 * i] = (long) LONG_LE.get(address, 0);
+            values[2 * i + 1] = (long) LONG_LE.get(address, 8);
         }
         return values;
+    }
+
+    /** The data bytes of the n values that {@code offsets} bound, in one bulk copy. */
+    private static byte[] bytes(BaseVariableWidthVector vector, int[] offsets, int n)
+    {
+        byte[] data = new byte[offsets[n] - offsets[0]];
+        vector.getDataBuffer().getBytes(offsets[0], data);
+        return data;
+    }
+
+    /** The text of a value, for an error message. */
+    private static String text(byte[] data, int start, int end)
+    {
+        return new String(data, start, Math.min(end - start, 200), UTF_8);
     }
 
     private static Block durations(ArrowBuf data, int n, Optional<boolean[]> nulls)
