@@ -1,6 +1,7 @@
 package io.sstableflight.trino;
 
 import com.google.inject.Inject;
+import io.grpc.ManagedChannel;
 import io.airlift.log.Logger;
 import io.trino.spi.TrinoException;
 import org.apache.arrow.flight.Action;
@@ -9,6 +10,7 @@ import org.apache.arrow.flight.CallOptions;
 import org.apache.arrow.flight.Criteria;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightGrpcUtils;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
@@ -17,6 +19,7 @@ import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.Result;
 import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.flight.auth2.BearerCredentialWriter;
+import org.apache.arrow.flight.grpc.NettyClientBuilder;
 import org.apache.arrow.flight.grpc.CredentialCallOption;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -40,13 +43,22 @@ import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_SERVE
 import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_UNAVAILABLE;
 import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
- * One Flight client (one gRPC channel) per server location, shared by all
- * queries of a catalog on this node, and the call options every RPC
- * carries (bearer token, deadlines). Metadata and planning RPCs go to the
- * seeds in order: a seed that is UNAVAILABLE or unreachable is skipped,
- * any other error fails the call, since another seed would answer the same.
+ * One gRPC channel per server location, shared by all queries of a catalog
+ * on this node, and the call options every RPC carries (bearer token,
+ * deadlines). Metadata and planning RPCs go to the seeds in order: a seed
+ * that is UNAVAILABLE or unreachable is skipped, any other error fails the
+ * call, since another seed would answer the same.
+ *
+ * Memory: the catalog's Arrow allocator is bounded by
+ * sstable-flight.memory-limit, and each split reads into a child of it
+ * bounded by sstable-flight.split-memory-limit. NB: Arrow Flight
+ * allocates a stream's incoming messages from its client's allocator, so
+ * a split's stream is opened through a client of its own over the shared
+ * channel (FlightGrpcUtils.createFlightClientWithSharedChannel), which
+ * costs a few objects, not a connection.
  */
 public final class FlightClientPool
         implements AutoCloseable
@@ -60,6 +72,8 @@ public final class FlightClientPool
     private final Optional<byte[]> clientCertificate;
     private final Optional<byte[]> clientKey;
     private final long rpcTimeoutMillis;
+    private final long splitMemoryLimit;
+    private final Map<URI, ManagedChannel> channels = new ConcurrentHashMap<>();
     private final Map<URI, FlightClient> clients = new ConcurrentHashMap<>();
 
     @Inject
@@ -73,6 +87,7 @@ public final class FlightClientPool
         this.clientKey = config.getTlsKeyFile().map(FlightClientPool::readFile);
         this.rpcTimeoutMillis = config.getRpcTimeout().toMillis();
         this.allocator = new RootAllocator(config.getMemoryLimit().toBytes());
+        this.splitMemoryLimit = config.getSplitMemoryLimit().toBytes();
     }
 
     /** The seed servers, in configuration order. */
@@ -81,10 +96,22 @@ public final class FlightClientPool
         return seeds;
     }
 
-    /** The allocator streams of this catalog read into; bounded by sstable-flight.memory-limit. */
+    /** The catalog's allocator, bounded by sstable-flight.memory-limit: every split's is a child of it. */
     public BufferAllocator allocator()
     {
         return allocator;
+    }
+
+    /** A new allocator for one split's stream, bounded by sstable-flight.split-memory-limit; the caller closes it. */
+    public BufferAllocator newSplitAllocator(String name)
+    {
+        return allocator.newChildAllocator(name, 0, splitMemoryLimit);
+    }
+
+    /** The bound of each split's allocator, for error messages. */
+    public long splitMemoryLimit()
+    {
+        return splitMemoryLimit;
     }
 
     /** Every table the first answering seed serves. */
@@ -118,10 +145,16 @@ public final class FlightClientPool
         }).value();
     }
 
-    /** Opens a stream of a ticket on one location; errors surface on the stream's first {@code next()}. */
-    public FlightStream getStream(URI location, byte[] ticket)
+    /**
+     * Opens a stream of a ticket on one location, reading into the split's
+     * allocator; errors surface on the stream's first {@code next()}.
+     */
+    public FlightStream getStream(URI location, byte[] ticket, BufferAllocator splitAllocator)
     {
-        return client(location).getStream(new Ticket(ticket), streamOptions());
+        // NB: never closed: FlightClient.close would close the split's allocator, which the
+        // page source closes once its stream is closed, and the shared channel, which is ours.
+        FlightClient client = FlightGrpcUtils.createFlightClientWithSharedChannel(splitAllocator, channel(location));
+        return client.getStream(new Ticket(ticket), streamOptions());
     }
 
     public record Planned<T>(T value, URI server) {}
@@ -150,15 +183,21 @@ public final class FlightClientPool
         return e.status().code() == FlightStatusCode.UNAVAILABLE;
     }
 
+    /** The metadata client of a location, over its shared channel, reading into the catalog's allocator. */
     private FlightClient client(URI location)
     {
-        return clients.computeIfAbsent(location, this::newClient);
+        return clients.computeIfAbsent(location, uri -> FlightGrpcUtils.createFlightClientWithSharedChannel(allocator, channel(uri)));
     }
 
-    private FlightClient newClient(URI uri)
+    private ManagedChannel channel(URI location)
     {
-        Location location = FlightLocations.toLocation(uri);
-        FlightClient.Builder builder = FlightClient.builder(allocator, location);
+        return channels.computeIfAbsent(location, this::newChannel);
+    }
+
+    private ManagedChannel newChannel(URI uri)
+    {
+        // Arrow's own channel builder, as FlightClient.builder uses: plaintext or TLS, no message size limit.
+        NettyClientBuilder builder = new NettyClientBuilder(allocator, FlightLocations.toLocation(uri));
         if (FlightLocations.isTls(uri)) {
             builder.useTls();
             trustedCertificates.ifPresent(pem -> builder.trustedCertificates(stream(pem)));
@@ -166,7 +205,7 @@ public final class FlightClientPool
                 builder.clientCertificate(stream(clientCertificate.get()), stream(clientKey.get()));
             }
         }
-        return builder.build();
+        return builder.build().build();
     }
 
     private CallOption[] metadataOptions()
@@ -221,10 +260,23 @@ public final class FlightClientPool
     @Override
     public void close()
     {
-        for (Map.Entry<URI, FlightClient> client : clients.entrySet()) {
-            Closing.quietly(client.getValue(), log, "Flight client of " + client.getKey());
-        }
+        // The metadata clients hold nothing of their own: their channels and allocator close here.
         clients.clear();
+        for (Map.Entry<URI, ManagedChannel> channel : channels.entrySet()) {
+            channel.getValue().shutdownNow();
+        }
+        for (Map.Entry<URI, ManagedChannel> channel : channels.entrySet()) {
+            try {
+                if (!channel.getValue().awaitTermination(5, SECONDS)) {
+                    log.warn("close channel of %s: still open after 5 s", channel.getKey());
+                }
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        channels.clear();
         allocator.close();
     }
 }

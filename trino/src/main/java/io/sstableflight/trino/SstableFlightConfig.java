@@ -7,6 +7,7 @@ import io.airlift.configuration.ConfigDescription;
 import io.airlift.configuration.ConfigSecuritySensitive;
 import io.airlift.configuration.validation.FileExists;
 import io.airlift.units.DataSize;
+import io.airlift.units.MinDataSize;
 import io.airlift.units.Duration;
 import io.airlift.units.MinDuration;
 import jakarta.validation.constraints.AssertTrue;
@@ -37,6 +38,7 @@ public class SstableFlightConfig
     private DataSize memoryLimit = DataSize.of(1, DataSize.Unit.GIGABYTE);
     private boolean pushdown = true;
     private int scanSplits;
+    private DataSize splitMemoryLimit = DataSize.of(256, DataSize.Unit.MEGABYTE);
 
     @NotNull
     public String getUri()
@@ -181,6 +183,27 @@ public class SstableFlightConfig
     {
         this.scanSplits = scanSplits;
         return this;
+    }
+
+    @NotNull
+    @MinDataSize("1MB")
+    public DataSize getSplitMemoryLimit()
+    {
+        return splitMemoryLimit;
+    }
+
+    @Config("sstable-flight.split-memory-limit")
+    @ConfigDescription("Arrow memory one split's stream may hold: the batch Trino converts and those gRPC has received ahead of it")
+    public SstableFlightConfig setSplitMemoryLimit(DataSize splitMemoryLimit)
+    {
+        this.splitMemoryLimit = splitMemoryLimit;
+        return this;
+    }
+
+    @AssertTrue(message = "sstable-flight.split-memory-limit: must not exceed sstable-flight.memory-limit, of which each split's memory is a part")
+    public boolean isSplitMemoryLimitWithinMemoryLimit()
+    {
+        return splitMemoryLimit == null || memoryLimit == null || splitMemoryLimit.toBytes() <= memoryLimit.toBytes();
     }
 
     @AssertTrue(message = "sstable-flight.uri: give one or more grpc://host:port or grpc+tls://host:port, comma-separated")

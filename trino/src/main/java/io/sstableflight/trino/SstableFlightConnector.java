@@ -77,6 +77,7 @@ public final class SstableFlightConnector
     public void shutdown()
     {
         lifeCycleManager.stop();
+        pageSourceProvider.close();
         clients.close();
     }
 }

@@ -5,6 +5,7 @@ import io.trino.spi.ErrorCodeSupplier;
 import io.trino.spi.ErrorType;
 
 import static io.trino.spi.ErrorType.EXTERNAL;
+import static io.trino.spi.ErrorType.INSUFFICIENT_RESOURCES;
 import static io.trino.spi.ErrorType.INTERNAL_ERROR;
 import static io.trino.spi.ErrorType.USER_ERROR;
 
@@ -25,7 +26,9 @@ public enum SstableFlightErrorCode
     /** The JVM lacks an option Arrow needs (docs/trino.md). */
     SSTABLE_FLIGHT_JVM_OPTIONS(5, INTERNAL_ERROR),
     /** The catalog file names something unusable (a token file that holds no token). */
-    SSTABLE_FLIGHT_CONFIG(6, USER_ERROR);
+    SSTABLE_FLIGHT_CONFIG(6, USER_ERROR),
+    /** A split's stream needed more Arrow memory than sstable-flight.split-memory-limit (or the catalog's memory-limit) allows. */
+    SSTABLE_FLIGHT_MEMORY_LIMIT(7, INSUFFICIENT_RESOURCES);
 
     private final ErrorCode errorCode;
 

@@ -2,12 +2,15 @@ package io.sstableflight.trino;
 
 import com.google.common.collect.ImmutableList;
 import io.airlift.log.Logger;
+import io.airlift.units.DataSize;
 import io.trino.spi.Page;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ConnectorPageSource;
 import io.trino.spi.connector.SourcePage;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
@@ -15,45 +18,88 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
+import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_MEMORY_LIMIT;
 import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_SERVER_ERROR;
 import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_STREAM_FAILED;
 import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_UNAVAILABLE;
 import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
  * Reads one split's DoGet stream and hands Trino one page per record batch.
+ *
+ * Fetching ahead: Trino's driver thread never waits on the network.
+ * Opening the stream and taking each next batch run on the connector's
+ * fetch executor; until one is ready, getNextSourcePage returns null and
+ * isBlocked a future that completes when it is. Once a batch is converted
+ * (a copy: ArrowBlocks keeps no Arrow buffer), the next one is fetched
+ * while Trino works on the page, and gRPC buffers the messages beyond it
+ * (Flight asks for a few ahead).
+ *
+ * Memory: the stream reads into an allocator of the split's own, a child
+ * of the catalog's bounded by sstable-flight.split-memory-limit, so one
+ * huge batch fails its query with SSTABLE_FLIGHT_MEMORY_LIMIT instead of
+ * starving the catalog's other splits; getMemoryUsage is what it holds.
  *
  * Failover: the locations are tried in order while no batch has been read;
  * a location that answers UNAVAILABLE or cannot be reached is skipped.
  * Once a batch was returned, any failure fails the query: a retry elsewhere
  * would return those rows twice.
+ *
+ * Threads: the fetch task and the driver thread never use the stream at
+ * once. The driver touches it only once {@code pending} is done and starts
+ * the next fetch after it is through with the batch; close() cancels the
+ * call, waits for a running fetch to end, then closes the stream and the
+ * allocator.
  */
 public final class SstableFlightPageSource
         implements ConnectorPageSource
 {
     private static final Logger log = Logger.get(SstableFlightPageSource.class);
+    /** How long close() waits for a cancelled fetch to return before leaving its stream to the JVM. */
+    private static final long CLOSE_WAIT_SECONDS = 10;
 
     private final FlightClientPool clients;
     private final SstableFlightSplit split;
     private final List<SstableFlightColumnHandle> columns;
     private final TypeMapping typeMapping;
+    private final Executor fetcher;
+    private final BufferAllocator allocator;
 
+    // Written by the fetch task, read by the driver thread once `pending` is done.
     private FlightStream stream;
     private URI streamLocation;
     private BoundColumns bound;
-    private boolean drained;
-    private boolean finished;
-    private long completedBytes;
-    private long completedPositions;
-    private long readTimeNanos;
+    /** The stream the fetch task opened or is opening, for close() to cancel while a fetch waits on it. */
+    private volatile FlightStream current;
+    private volatile boolean closed;
 
-    public SstableFlightPageSource(FlightClientPool clients, TypeMapping typeMapping, SstableFlightSplit split, List<SstableFlightColumnHandle> columns)
+    /** Whether the stream's root holds a new batch; null when no fetch was started. */
+    private CompletableFuture<Boolean> pending;
+    /** Completes with pending, never exceptionally: what Trino waits on (the failure comes from getNextSourcePage). */
+    private CompletableFuture<?> blocked = NOT_BLOCKED;
+    private final AtomicLong readTimeNanos = new AtomicLong();
+    private volatile long completedBytes;
+    private volatile long completedPositions;
+    private boolean finished;
+    private boolean drained;
+
+    public SstableFlightPageSource(FlightClientPool clients, TypeMapping typeMapping, SstableFlightSplit split, List<SstableFlightColumnHandle> columns, Executor fetcher)
     {
         this.clients = requireNonNull(clients, "clients is null");
         this.typeMapping = requireNonNull(typeMapping, "typeMapping is null");
         this.split = requireNonNull(split, "split is null");
         this.columns = ImmutableList.copyOf(columns);
+        this.fetcher = requireNonNull(fetcher, "fetcher is null");
+        this.allocator = clients.newSplitAllocator("split of " + split.locations());
     }
 
     @Override
@@ -62,14 +108,14 @@ public final class SstableFlightPageSource
         if (finished) {
             return null;
         }
-        long start = System.nanoTime();
-        boolean hasBatch;
-        try {
-            hasBatch = stream == null ? open() : next();
+        if (pending == null) {
+            fetch(this::open);
         }
-        finally {
-            readTimeNanos += System.nanoTime() - start;
+        if (!pending.isDone()) {
+            return null;
         }
+        boolean hasBatch = result(pending);
+        pending = null;
         if (!hasBatch) {
             drained = true;
             finished = true;
@@ -77,13 +123,56 @@ public final class SstableFlightPageSource
             return null;
         }
         VectorSchemaRoot root = stream.getRoot();
-        // Every vector of the batch came over the wire, read or not (count(*) reads none).
+        // Every vector of the batch came over the wire, read or not.
+        long bytes = 0;
         for (FieldVector vector : root.getFieldVectors()) {
-            completedBytes += vector.getBufferSize();
+            bytes += vector.getBufferSize();
         }
+        completedBytes += bytes;
         Page page = bound.toPage(root);
         completedPositions += page.getPositionCount();
+        fetch(this::next);
         return SourcePage.create(page);
+    }
+
+    @Override
+    public CompletableFuture<?> isBlocked()
+    {
+        if (finished) {
+            return NOT_BLOCKED;
+        }
+        if (pending == null) {
+            fetch(this::open);
+        }
+        return pending.isDone() ? NOT_BLOCKED : blocked;
+    }
+
+    private void fetch(BooleanSupplier step)
+    {
+        pending = CompletableFuture.supplyAsync(() -> {
+            long start = System.nanoTime();
+            try {
+                return step.getAsBoolean();
+            }
+            finally {
+                readTimeNanos.addAndGet(System.nanoTime() - start);
+            }
+        }, fetcher);
+        blocked = pending.handle((_, _) -> null);
+    }
+
+    /** The outcome of a finished fetch: whether a batch came, or the fetch's failure rethrown on the driver thread. */
+    private static boolean result(CompletableFuture<Boolean> fetch)
+    {
+        try {
+            return fetch.join();
+        }
+        catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            throw new TrinoException(SSTABLE_FLIGHT_SERVER_ERROR, "read split: " + e.getCause(), e.getCause());
+        }
     }
 
     /** Opens the stream on the first location that answers and returns whether it has a first batch. */
@@ -95,7 +184,12 @@ public final class SstableFlightPageSource
             URI location = locations.get(i);
             FlightStream candidate = null;
             try {
-                candidate = clients.getStream(location, split.ticket());
+                candidate = clients.getStream(location, split.ticket(), allocator);
+                current = candidate;
+                if (closed) {
+                    // close() ran before current was set, so it could not cancel this call.
+                    candidate.cancel("page source closed", null);
+                }
                 // NB: the call's status arrives with the first message, so an unreachable or
                 // busy server shows here, before any row has reached Trino.
                 boolean hasBatch = candidate.next();
@@ -104,10 +198,18 @@ public final class SstableFlightPageSource
                 bound = BoundColumns.bind(candidate.getRoot().getSchema().getFields(), columns, typeMapping, location.toString());
                 return hasBatch;
             }
-            catch (FlightRuntimeException e) {
+            catch (FlightRuntimeException | OutOfMemoryException e) {
+                current = null;
                 Closing.quietly(candidate, log, "stream of " + location);
-                if (!FlightClientPool.isUnavailable(e)) {
-                    throw new TrinoException(SSTABLE_FLIGHT_SERVER_ERROR, "read split from %s: %s %s".formatted(location, e.status().code(), e.getMessage()), e);
+                if (closed) {
+                    throw new TrinoException(SSTABLE_FLIGHT_STREAM_FAILED, "read split from %s: the page source was closed".formatted(location), e);
+                }
+                if (isOverMemoryLimit(e)) {
+                    throw overMemoryLimit(location, e);
+                }
+                FlightRuntimeException flight = (FlightRuntimeException) e;
+                if (!FlightClientPool.isUnavailable(flight)) {
+                    throw new TrinoException(SSTABLE_FLIGHT_SERVER_ERROR, "read split from %s: %s %s".formatted(location, flight.status().code(), e.getMessage()), e);
                 }
                 skipped.add(location + " (" + e.getMessage() + ")");
                 if (i + 1 < locations.size()) {
@@ -123,10 +225,31 @@ public final class SstableFlightPageSource
         try {
             return stream.next();
         }
-        catch (FlightRuntimeException e) {
+        catch (FlightRuntimeException | OutOfMemoryException e) {
+            if (isOverMemoryLimit(e)) {
+                throw overMemoryLimit(streamLocation, e);
+            }
             // Rows of this split already went to Trino: reading elsewhere could repeat them.
-            throw new TrinoException(SSTABLE_FLIGHT_STREAM_FAILED, "read split from %s: the stream failed after %d rows: %s %s".formatted(streamLocation, completedPositions, e.status().code(), e.getMessage()), e);
+            String code = e instanceof FlightRuntimeException flight ? flight.status().code().toString() : "";
+            throw new TrinoException(SSTABLE_FLIGHT_STREAM_FAILED, "read split from %s: the stream failed after %d rows: %s %s".formatted(streamLocation, completedPositions, code, e.getMessage()), e);
         }
+    }
+
+    /** Whether a failure is Arrow refusing an allocation: gRPC reports the message it could not read, with Arrow's exception as a cause. */
+    private static boolean isOverMemoryLimit(Throwable e)
+    {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof OutOfMemoryException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private TrinoException overMemoryLimit(URI location, Throwable e)
+    {
+        return new TrinoException(SSTABLE_FLIGHT_MEMORY_LIMIT, ("read split from %s: a record batch needs more Arrow memory than the split may hold (sstable-flight.split-memory-limit %s, "
+                + "within sstable-flight.memory-limit): raise the limit, or lower the server's --batch-rows").formatted(location, DataSize.succinctBytes(clients.splitMemoryLimit())), e);
     }
 
     @Override
@@ -144,7 +267,7 @@ public final class SstableFlightPageSource
     @Override
     public long getReadTimeNanos()
     {
-        return readTimeNanos;
+        return readTimeNanos.get();
     }
 
     @Override
@@ -156,14 +279,43 @@ public final class SstableFlightPageSource
     @Override
     public long getMemoryUsage()
     {
-        return stream == null ? 0 : stream.getRoot().getFieldVectors().stream().mapToLong(FieldVector::getBufferSize).sum();
+        // The batch being converted and those gRPC received ahead of it, all in the split's allocator.
+        return closed ? 0 : allocator.getAllocatedMemory();
     }
 
     @Override
     public void close()
     {
+        if (closed) {
+            return;
+        }
+        closed = true;
         finished = true;
+        FlightStream running = current;
+        if (running != null && !drained) {
+            cancel(running);
+        }
+        if (pending != null && !pending.isDone()) {
+            try {
+                blocked.get(CLOSE_WAIT_SECONDS, SECONDS);
+            }
+            catch (TimeoutException | ExecutionException e) {
+                log.warn("close page source of %s: its fetch did not end within %d s after cancel; leaving its stream", split.locations(), CLOSE_WAIT_SECONDS);
+                return;
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
         closeStream();
+        try {
+            allocator.close();
+        }
+        catch (IllegalStateException e) {
+            // Arrow memory still held after the stream closed: a leak to fix, not a reason to fail the query.
+            log.error(e, "close the Arrow allocator of a split of %s", split.locations());
+        }
     }
 
     private void closeStream()
@@ -171,15 +323,21 @@ public final class SstableFlightPageSource
         if (stream != null) {
             if (!drained) {
                 // Stop the server's work on a stream Trino no longer wants (a LIMIT, a failed query).
-                try {
-                    stream.cancel("query done", null);
-                }
-                catch (RuntimeException e) {
-                    log.debug(e, "cancel stream");
-                }
+                cancel(stream);
             }
             Closing.quietly(stream, log, "stream of " + streamLocation);
             stream = null;
+            current = null;
+        }
+    }
+
+    private static void cancel(FlightStream stream)
+    {
+        try {
+            stream.cancel("query done", null);
+        }
+        catch (RuntimeException e) {
+            log.debug(e, "cancel stream");
         }
     }
 }

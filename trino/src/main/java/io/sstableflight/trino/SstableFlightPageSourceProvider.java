@@ -1,6 +1,7 @@
 package io.sstableflight.trino;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import com.google.inject.Inject;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ColumnHandle;
@@ -13,16 +14,28 @@ import io.trino.spi.connector.ConnectorTransactionHandle;
 import io.trino.spi.connector.DynamicFilter;
 
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_UNSUPPORTED_COLUMN;
 import static java.util.Objects.requireNonNull;
 
-/** A page source per split, reading the columns the query uses. */
+/**
+ * A page source per split, reading the columns the query uses. The page
+ * sources' network waits (opening a stream, the next batch) run on one
+ * cached pool of daemon threads of this catalog, so Trino's driver threads
+ * never block on a server; a fetch thread waits on one split at a time and
+ * idles out after a minute.
+ */
 public final class SstableFlightPageSourceProvider
-        implements ConnectorPageSourceProvider
+        implements ConnectorPageSourceProvider, AutoCloseable
 {
     private final FlightClientPool clients;
     private final TypeMapping typeMapping;
+    private final ExecutorService fetcher = Executors.newCachedThreadPool(new ThreadFactoryBuilder()
+            .setNameFormat("sstable-flight-fetch-%d")
+            .setDaemon(true)
+            .build());
 
     @Inject
     public SstableFlightPageSourceProvider(FlightClientPool clients, TypeMapping typeMapping)
@@ -43,6 +56,13 @@ public final class SstableFlightPageSourceProvider
                         column.name(), table, column.cqlType(), column.unsupported().get()));
             }
         }
-        return new SstableFlightPageSource(clients, typeMapping, (SstableFlightSplit) split, handles);
+        return new SstableFlightPageSource(clients, typeMapping, (SstableFlightSplit) split, handles, fetcher);
+    }
+
+    /** Stops the fetch threads: the catalog is shutting down, its page sources are closed. */
+    @Override
+    public void close()
+    {
+        fetcher.shutdownNow();
     }
 }

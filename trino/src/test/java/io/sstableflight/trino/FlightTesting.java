@@ -4,10 +4,14 @@ import io.trino.spi.connector.SourcePage;
 import io.trino.spi.type.TypeOperators;
 
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Consumer;
 
 import static io.trino.spi.type.VarcharType.VARCHAR;
 
-/** Reads a split through the connector's own page source, outside Trino, for the failover tests. */
+/** Reads a split through the connector's own page source, outside Trino, as Trino's driver does. */
 public final class FlightTesting
 {
     private FlightTesting() {}
@@ -17,15 +21,32 @@ public final class FlightTesting
     {
         // IPADDRESS lives in the engine; the tables read here have no inet column.
         TypeMapping mapping = new TypeMapping(VARCHAR, new TypeOperators());
-        long rows = 0;
-        try (SstableFlightPageSource source = new SstableFlightPageSource(clients, mapping, split, List.of())) {
-            while (!source.isFinished()) {
-                SourcePage page = source.getNextSourcePage();
-                if (page != null) {
-                    rows += page.getPositionCount();
-                }
+        long[] rows = {0};
+        try (ExecutorService fetcher = Executors.newCachedThreadPool();
+                SstableFlightPageSource source = new SstableFlightPageSource(clients, mapping, split, List.of(), fetcher)) {
+            drain(source, page -> rows[0] += page.getPositionCount());
+        }
+        return rows[0];
+    }
+
+    /** Hands every page of a source to {@code pages}, waiting on isBlocked between them as Trino's driver does. */
+    static void drain(SstableFlightPageSource source, Consumer<SourcePage> pages)
+    {
+        while (!source.isFinished()) {
+            try {
+                source.isBlocked().get();
             }
-            return rows;
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            catch (ExecutionException e) {
+                throw new IllegalStateException("isBlocked completed exceptionally (it must not)", e);
+            }
+            SourcePage page = source.getNextSourcePage();
+            if (page != null) {
+                pages.accept(page);
+            }
         }
     }
 }

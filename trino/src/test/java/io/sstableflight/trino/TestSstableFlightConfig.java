@@ -1,6 +1,7 @@
 package io.sstableflight.trino;
 
 import io.airlift.bootstrap.Bootstrap;
+import io.airlift.units.DataSize;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,6 +39,7 @@ class TestSstableFlightConfig
         SstableFlightConfig config = bind(Map.of("sstable-flight.uri", "grpc://a:1, grpc+tls://b:2,grpc+tcp://c:3"));
         assertThat(config.getSeeds()).containsExactly(URI.create("grpc://a:1"), URI.create("grpc+tls://b:2"), URI.create("grpc+tcp://c:3"));
         assertThat(config.getRpcTimeout().toMillis()).isEqualTo(30_000);
+        assertThat(config.getSplitMemoryLimit()).isEqualTo(DataSize.of(256, DataSize.Unit.MEGABYTE));
     }
 
     @Test
@@ -57,6 +59,8 @@ class TestSstableFlightConfig
                 .hasMessageContaining("need a grpc+tls://");
         assertThatThrownBy(() -> bind(Map.of("sstable-flight.uri", "grpc+tls://a:1", "sstable-flight.tls.ca-file", dir.resolve("missing.pem").toString())))
                 .hasMessageContaining("missing.pem");
+        assertThatThrownBy(() -> bind(Map.of("sstable-flight.uri", "grpc://a:1", "sstable-flight.memory-limit", "100MB", "sstable-flight.split-memory-limit", "200MB")))
+                .hasMessageContaining("must not exceed sstable-flight.memory-limit");
     }
 
     @Test

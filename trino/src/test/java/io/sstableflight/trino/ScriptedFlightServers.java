@@ -1,0 +1,94 @@
+package io.sstableflight.trino;
+
+import org.apache.arrow.flight.FlightProducer.ServerStreamListener;
+import org.apache.arrow.flight.FlightServer;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.NoOpFlightProducer;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static io.trino.spi.type.IntegerType.INTEGER;
+
+/**
+ * Arrow Flight servers in the test's JVM, on loopback ports, whose DoGet
+ * streams one int column as a script says: real gRPC servers, so the page
+ * source reads them as it reads sstable-flight, but streams that can be
+ * held, failed or made huge at a chosen batch, which a live sstable-flight
+ * cannot be made to do (its corpus streams fit in gRPC's buffers).
+ */
+final class ScriptedFlightServers
+        implements AutoCloseable
+{
+    static final Schema SCHEMA = new Schema(List.of(new Field("v",
+            new FieldType(true, new ArrowType.Int(32, true), null, Map.of(TypeMapping.CQL_TYPE, "int", TypeMapping.CQL_KIND, "regular")), null)));
+    static final SstableFlightColumnHandle V = new SstableFlightColumnHandle("v", "int", "regular", INTEGER, Optional.empty());
+
+    /** What one DoGet sends: start the listener on the root, fill and put batches, then end or fail. */
+    interface Script
+    {
+        void stream(ServerStreamListener listener, VectorSchemaRoot root)
+                throws Exception;
+    }
+
+    private final BufferAllocator allocator;
+    private final List<FlightServer> servers = new ArrayList<>();
+
+    ScriptedFlightServers(BufferAllocator allocator)
+    {
+        this.allocator = allocator;
+    }
+
+    /** Starts a server that answers every DoGet with the script; returns its grpc:// location. */
+    String start(Script script)
+            throws Exception
+    {
+        NoOpFlightProducer producer = new NoOpFlightProducer()
+        {
+            @Override
+            public void getStream(CallContext context, Ticket ticket, ServerStreamListener listener)
+            {
+                try (VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, allocator)) {
+                    script.stream(listener, root);
+                }
+                catch (Exception e) {
+                    listener.error(e);
+                }
+            }
+        };
+        FlightServer server = FlightServer.builder(allocator, Location.forGrpcInsecure("127.0.0.1", 0), producer).build().start();
+        servers.add(server);
+        return "grpc://127.0.0.1:" + server.getPort();
+    }
+
+    /** Fills the root with {@code rows} values from {@code first} on and sends it as one batch. */
+    static void putBatch(ServerStreamListener listener, VectorSchemaRoot root, int first, int rows)
+    {
+        org.apache.arrow.vector.IntVector v = (org.apache.arrow.vector.IntVector) root.getVector(0);
+        v.allocateNew(rows);
+        for (int i = 0; i < rows; i++) {
+            v.set(i, first + i);
+        }
+        root.setRowCount(rows);
+        listener.putNext();
+    }
+
+    @Override
+    public void close()
+            throws InterruptedException
+    {
+        for (FlightServer server : servers) {
+            server.close();
+        }
+        servers.clear();
+    }
+}

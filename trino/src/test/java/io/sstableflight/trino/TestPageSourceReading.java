@@ -1,0 +1,198 @@
+package io.sstableflight.trino;
+
+import io.airlift.units.DataSize;
+import io.trino.spi.TrinoException;
+import io.trino.spi.connector.SourcePage;
+import io.trino.spi.type.TypeOperators;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BitVectorHelper;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_MEMORY_LIMIT;
+import static io.trino.spi.type.IntegerType.INTEGER;
+import static io.trino.spi.type.VarcharType.VARCHAR;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * How the page source reads, against Flight servers in this JVM whose
+ * streams are held or sized as a test needs (ScriptedFlightServers): the
+ * driver thread never waits on the network (isBlocked instead), the next
+ * batch is fetched while Trino works on a page, each split reads into an
+ * allocator of its own bounded by sstable-flight.split-memory-limit, and
+ * bytes, read time and memory are reported to Trino.
+ */
+class TestPageSourceReading
+{
+    private BufferAllocator serverAllocator;
+    private ScriptedFlightServers servers;
+    private ExecutorService fetcher;
+    private ExecutorService driver;
+    private FlightClientPool clients;
+
+    @BeforeEach
+    void setUp()
+    {
+        serverAllocator = new RootAllocator();
+        servers = new ScriptedFlightServers(serverAllocator);
+        fetcher = Executors.newCachedThreadPool();
+        driver = Executors.newSingleThreadExecutor();
+    }
+
+    @AfterEach
+    void tearDown()
+            throws InterruptedException
+    {
+        driver.shutdownNow();
+        if (clients != null) {
+            assertThat(clients.allocator().getAllocatedMemory()).as("the catalog's Arrow bytes after every page source closed").isZero();
+            clients.close();
+        }
+        servers.close();
+        fetcher.shutdownNow();
+        serverAllocator.close();
+    }
+
+    private SstableFlightPageSource source(String location, SstableFlightConfig config)
+    {
+        clients = new FlightClientPool(config.setUri(location));
+        SstableFlightSplit split = new SstableFlightSplit(new byte[] {1}, List.of(location));
+        return new SstableFlightPageSource(clients, new TypeMapping(VARCHAR, new TypeOperators()), split, List.of(ScriptedFlightServers.V), fetcher);
+    }
+
+    /** Calls getNextSourcePage on another thread, as a driver would, failing if it does not return within a second. */
+    private SourcePage nextPageWithoutWaiting(SstableFlightPageSource source)
+            throws Exception
+    {
+        Future<SourcePage> call = driver.submit(source::getNextSourcePage);
+        try {
+            return call.get(1, SECONDS);
+        }
+        catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("getNextSourcePage blocked the driver thread on the network", e);
+        }
+    }
+
+    @Test
+    void theDriverThreadNeverWaitsOnTheNetworkAndTheNextBatchIsFetchedAhead()
+            throws Exception
+    {
+        CountDownLatch first = new CountDownLatch(1);
+        CountDownLatch second = new CountDownLatch(1);
+        String location = servers.start((listener, root) -> {
+            listener.start(root);
+            first.await();
+            ScriptedFlightServers.putBatch(listener, root, 0, 3);
+            second.await();
+            ScriptedFlightServers.putBatch(listener, root, 3, 3);
+            listener.completed();
+        });
+        try (SstableFlightPageSource source = source(location, new SstableFlightConfig())) {
+            // The server holds its first batch: no page yet, and Trino is told to wait.
+            assertThat(nextPageWithoutWaiting(source)).isNull();
+            CompletableFuture<?> blocked = source.isBlocked();
+            assertThat(blocked.isDone()).as("isBlocked while the server holds the first batch").isFalse();
+            first.countDown();
+            blocked.get(10, SECONDS);
+            SourcePage page = nextPageWithoutWaiting(source);
+            assertThat(page.getPositionCount()).isEqualTo(3);
+            assertThat(INTEGER.getInt(page.getBlock(0), 2)).isEqualTo(2);
+
+            // Trino holds page 1; the next batch is fetched meanwhile, without another call.
+            CompletableFuture<?> ahead = source.isBlocked();
+            assertThat(ahead.isDone()).as("isBlocked while the server holds the second batch").isFalse();
+            second.countDown();
+            ahead.get(10, SECONDS);
+            assertThat(source.getMemoryUsage()).as("memory of the batch fetched ahead").isPositive();
+            assertThat(nextPageWithoutWaiting(source).getPositionCount()).isEqualTo(3);
+            source.isBlocked().get(10, SECONDS);
+            assertThat(nextPageWithoutWaiting(source)).isNull();
+            assertThat(source.isFinished()).isTrue();
+        }
+    }
+
+    @Test
+    void closingWhileAFetchWaitsCancelsItAndFreesEverything()
+            throws Exception
+    {
+        CountDownLatch never = new CountDownLatch(1);
+        String location = servers.start((listener, root) -> {
+            listener.start(root);
+            ScriptedFlightServers.putBatch(listener, root, 0, 3);
+            // A slow server: the second batch does not come before the query ends (a LIMIT).
+            never.await(30, SECONDS);
+            listener.completed();
+        });
+        SstableFlightPageSource source = source(location, new SstableFlightConfig());
+        source.isBlocked().get(10, SECONDS);
+        assertThat(source.getNextSourcePage().getPositionCount()).isEqualTo(3);
+        assertThat(source.isBlocked().isDone()).isFalse();
+        long start = System.nanoTime();
+        source.close();
+        assertThat(System.nanoTime() - start).as("close with a fetch waiting").isLessThan(SECONDS.toNanos(5));
+        assertThat(source.getMemoryUsage()).isZero();
+        never.countDown();
+    }
+
+    @Test
+    void eachSplitReadsIntoAnAllocatorBoundedBySplitMemoryLimit()
+            throws Exception
+    {
+        // 1M ints: a 4 MB batch, over a 1 MB split limit but far under the catalog's 1 GB.
+        String location = servers.start((listener, root) -> {
+            listener.start(root);
+            ScriptedFlightServers.putBatch(listener, root, 0, 1_000_000);
+            listener.completed();
+        });
+        SstableFlightConfig config = new SstableFlightConfig().setSplitMemoryLimit(DataSize.of(1, DataSize.Unit.MEGABYTE));
+        try (SstableFlightPageSource source = source(location, config)) {
+            assertThatThrownBy(() -> FlightTesting.drain(source, _ -> {}))
+                    .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(SSTABLE_FLIGHT_MEMORY_LIMIT.toErrorCode()))
+                    .hasMessageContaining("read split from " + location)
+                    .hasMessageContaining("sstable-flight.split-memory-limit 1MB");
+        }
+    }
+
+    @Test
+    void bytesReadTimeAndMemoryAreReported()
+            throws Exception
+    {
+        String location = servers.start((listener, root) -> {
+            listener.start(root);
+            // The server takes its time: what Trino should see as read time, not as its own CPU.
+            Thread.sleep(300);
+            for (int b = 0; b < 4; b++) {
+                ScriptedFlightServers.putBatch(listener, root, 10 * b, 10);
+            }
+            listener.completed();
+        });
+        List<Long> memory = new ArrayList<>();
+        try (SstableFlightPageSource source = source(location, new SstableFlightConfig())) {
+            long[] rows = {0};
+            FlightTesting.drain(source, page -> {
+                rows[0] += page.getPositionCount();
+                memory.add(source.getMemoryUsage());
+            });
+            assertThat(rows[0]).isEqualTo(40);
+            assertThat(source.getCompletedPositions()).hasValue(40);
+            // Each batch's int vector: 10 values and their validity bits.
+            assertThat(source.getCompletedBytes()).isEqualTo(4 * (10 * 4 + BitVectorHelper.getValidityBufferSizeFromCount(10)));
+            assertThat(source.getReadTimeNanos()).isGreaterThanOrEqualTo(MILLISECONDS.toNanos(300)).isLessThan(TimeUnit.SECONDS.toNanos(30));
+            assertThat(memory).as("memory the split held after each page").allSatisfy(bytes -> assertThat(bytes).isGreaterThanOrEqualTo(0L));
+        }
+    }
+}
