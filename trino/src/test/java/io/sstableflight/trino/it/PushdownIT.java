@@ -171,10 +171,9 @@ class PushdownIT
             throws SQLException
     {
         CorpusTable table = table(mode, query.table());
-        String catalog = "sstable_" + mode;
-        String sql = query.sql().replace("{t}", catalog + ".corpus." + query.table());
         // Rows first: a wrong read shows as wrong rows, whatever EXPLAIN says.
-        try (Queries on = new Queries(catalog, table, true, SCAN_SPLITS); Queries off = new Queries(catalog, table, false, SCAN_SPLITS)) {
+        try (Queries on = pushed(table); Queries off = plain(table)) {
+            String sql = query.sql().replace("{t}", on.qualified());
             List<String> pushed = on.rows(sql);
             List<String> plain = off.rows(sql);
             if (query.expected().isPresent()) {
@@ -204,15 +203,14 @@ class PushdownIT
     void aFullyBoundKeyReadsOneSplit(String mode)
             throws SQLException
     {
-        String catalog = "sstable_" + mode;
-        String many = catalog + ".corpus.many";
-        String point = "SELECT * FROM " + many + " WHERE id = 2492279";
-        try (Queries on = new Queries(catalog, table(mode, "many"), true, SCAN_SPLITS); Queries off = new Queries(catalog, table(mode, "many"), false, SCAN_SPLITS)) {
-            assertThat(on.rows("SELECT count(*) FROM " + many)).containsExactly("_col0=520");
-            assertThat(on.leafSplits()).as("splits of a scan of %s", many).isEqualTo(SCAN_SPLITS);
+        CorpusTable many = table(mode, "many");
+        try (Queries on = pushed(many); Queries off = plain(many)) {
+            String point = "SELECT * FROM " + on.qualified() + " WHERE id = 2492279";
+            assertThat(on.rows("SELECT count(*) FROM " + on.qualified())).containsExactly("_col0=520");
+            assertThat(on.leafSplits()).as("splits of a scan of %s", on.qualified()).isEqualTo(SCAN_SPLITS);
             assertThat(on.rows(point)).hasSize(1);
             assertThat(on.leafSplits()).as("splits of %s", point).isEqualTo(1);
-            assertThat(on.rows("SELECT * FROM " + many + " WHERE id IN (2492279, -89315, 488772)")).hasSize(3);
+            assertThat(on.rows("SELECT * FROM " + on.qualified() + " WHERE id IN (2492279, -89315, 488772)")).hasSize(3);
             assertThat(on.leafSplits()).as("splits of three keys").isEqualTo(1);
             // Without pushdown the same query scans every split.
             assertThat(off.rows(point)).hasSize(1);
@@ -225,16 +223,14 @@ class PushdownIT
     void aLimitIsTheFirstRowsInTokenAndClusteringOrder(String mode)
             throws SQLException
     {
-        String catalog = "sstable_" + mode;
         CorpusTable clustered = table(mode, "clustered");
         List<String> columns = clustered.columns().stream().map(CorpusTable.Column::name).toList();
-        String qualified = catalog + ".corpus.clustered";
-        try (Queries on = new Queries(catalog, clustered, true, SCAN_SPLITS)) {
+        try (Queries on = pushed(clustered)) {
             // expected.json is in CQL's order: token, then clustering.
-            String scan = "SELECT * FROM " + qualified + " LIMIT 7";
-            assertThat(on.explain(scan)).contains(qualified.substring(catalog.length() + 1) + " limit=7").doesNotContain("Limit[");
+            String scan = "SELECT * FROM " + on.qualified() + " LIMIT 7";
+            assertThat(on.explain(scan)).contains("table = %s:corpus.clustered limit=7".formatted(on.catalog())).doesNotContain("Limit[");
             assertThat(on.rows(scan)).containsExactlyElementsOf(clustered.rows().subList(0, 7).stream().map(row -> on.expected(row, columns)).toList());
-            String keyed = "SELECT * FROM " + qualified + " WHERE tenant = 'globex' AND bucket = 2 LIMIT 4";
+            String keyed = "SELECT * FROM " + on.qualified() + " WHERE tenant = 'globex' AND bucket = 2 LIMIT 4";
             assertThat(on.explain(keyed)).contains("keys=1 (tenant, bucket) in [(\"globex\", 2)] limit=4").doesNotContain("Limit[");
             assertThat(on.rows(keyed)).containsExactlyElementsOf(clustered.rows().stream()
                     .filter(r -> r.get("tenant").equals("globex") && num(r, "bucket") == 2)
@@ -250,12 +246,11 @@ class PushdownIT
     void aFilterAboveALimitStaysAboveIt(String mode)
             throws SQLException
     {
-        String catalog = "sstable_" + mode;
         CorpusTable clustered = table(mode, "clustered");
         // The first five rows in token order are all globex's: none of them is acme's, however the filter is planned.
-        String sql = "SELECT * FROM (SELECT * FROM %s.corpus.clustered LIMIT 5) WHERE tenant = 'acme' AND bucket = 1".formatted(catalog);
         assertThat(clustered.rows().subList(0, 5)).allMatch(row -> row.get("tenant").equals("globex"));
-        try (Queries on = new Queries(catalog, clustered, true, SCAN_SPLITS)) {
+        try (Queries on = pushed(clustered)) {
+            String sql = "SELECT * FROM (SELECT * FROM %s LIMIT 5) WHERE tenant = 'acme' AND bucket = 1".formatted(on.qualified());
             assertThat(on.rows(sql)).isEmpty();
             assertThat(on.explain(sql)).contains("corpus.clustered limit=5").doesNotContain("keys=");
         }
@@ -266,20 +261,20 @@ class PushdownIT
     void explainShowsProjectionKeysAndLimitPushed(String mode)
             throws SQLException
     {
-        String catalog = "sstable_" + mode;
-        String sql = "SELECT v FROM %s.corpus.clustered WHERE tenant = 'acme' AND bucket = 1 LIMIT 3".formatted(catalog);
-        try (Queries on = new Queries(catalog, table(mode, "clustered"), true, SCAN_SPLITS); Queries off = new Queries(catalog, table(mode, "clustered"), false, SCAN_SPLITS)) {
+        CorpusTable clustered = table(mode, "clustered");
+        try (Queries on = pushed(clustered); Queries off = plain(clustered)) {
+            String sql = "SELECT v FROM %s WHERE tenant = 'acme' AND bucket = 1 LIMIT 3".formatted(on.qualified());
             assertThat(on.explain(sql))
-                    .contains("table = %s:corpus.clustered columns=[v] keys=1 (tenant, bucket) in [(\"acme\", 1)] limit=3".formatted(catalog))
+                    .contains("table = %s:corpus.clustered columns=[v] keys=1 (tenant, bucket) in [(\"acme\", 1)] limit=3".formatted(on.catalog()))
                     // The limit holds for the one stream, so Trino keeps no Limit of its own, and no filter.
                     .doesNotContain("Limit[")
                     .doesNotContain("ScanFilter");
             assertThat(on.rows(sql)).hasSize(3);
             // Without pushdown: the bare table, its filter and limit in Trino.
-            String plain = off.explain(sql);
-            assertThat(plain).contains("table = %s:corpus.clustered,".formatted(catalog)).contains("Limit[").contains("ScanFilter");
+            String plainPlan = off.explain(sql);
+            assertThat(plainPlan).contains("table = %s:corpus.clustered,".formatted(off.catalog())).contains("Limit[").contains("ScanFilter");
             for (String mark : PUSHED_MARKS) {
-                assertThat(plain).as("EXPLAIN %s without pushdown", sql).doesNotContain(mark);
+                assertThat(plainPlan).as("EXPLAIN %s without pushdown", sql).doesNotContain(mark);
             }
             assertThat(off.rows(sql)).hasSize(3);
         }
@@ -290,12 +285,23 @@ class PushdownIT
     void statisticsEstimateRowsFromTableStats(String mode)
             throws SQLException
     {
-        String catalog = "sstable_" + mode;
-        try (Queries on = new Queries(catalog, table(mode, "many"), true, SCAN_SPLITS)) {
+        try (Queries on = pushed(table(mode, "many"))) {
             // The server's estimate is an upper bound (a partition in two SSTables counts twice).
-            assertThat(rowCount(on.rows("SHOW STATS FOR %s.corpus.many".formatted(catalog)))).isBetween(520.0, 2 * 520.0);
-            assertThat(rowCount(on.rows("SHOW STATS FOR (SELECT * FROM %s.corpus.many WHERE id = 2492279)".formatted(catalog)))).isBetween(1.0, 2.0);
+            assertThat(rowCount(on.rows("SHOW STATS FOR " + on.qualified()))).isBetween(520.0, 2 * 520.0);
+            assertThat(rowCount(on.rows("SHOW STATS FOR (SELECT * FROM %s WHERE id = 2492279)".formatted(on.qualified())))).isBetween(1.0, 2.0);
         }
+    }
+
+    private static Queries pushed(CorpusTable table)
+            throws SQLException
+    {
+        return new Queries(table, true, SCAN_SPLITS);
+    }
+
+    private static Queries plain(CorpusTable table)
+            throws SQLException
+    {
+        return new Queries(table, false, SCAN_SPLITS);
     }
 
     /** The row_count of SHOW STATS' summary row (column_name null). */

@@ -26,15 +26,28 @@ final class Queries
     private final CorpusTable table;
     private int leafSplits;
 
-    Queries(String catalog, CorpusTable table, boolean pushdown, int scanSplits)
+    /** Queries of a corpus table through its format's catalog, sstable_<mode>. */
+    Queries(CorpusTable table, boolean pushdown, int scanSplits)
             throws SQLException
     {
         this.table = table;
+        String catalog = catalog();
         connection = TestCluster.get().connect();
         try (Statement statement = connection.createStatement()) {
             statement.execute("SET SESSION %s.pushdown_enabled = %s".formatted(catalog, pushdown));
             statement.execute("SET SESSION %s.scan_splits = %d".formatted(catalog, scanSplits));
         }
+    }
+
+    String catalog()
+    {
+        return "sstable_" + table.mode();
+    }
+
+    /** The table's name in SQL: catalog.keyspace.table. */
+    String qualified()
+    {
+        return "%s.%s.%s".formatted(catalog(), table.keyspace(), table.name());
     }
 
     /** The rows, each as "column=value ..." in Canon's texts; the leaf stages' splits are kept for {@link #leafSplits}. */
