@@ -1,5 +1,7 @@
 package io.sstableflight.trino.it;
 
+import io.sstableflight.trino.corpus.CorpusTable;
+import io.sstableflight.trino.corpus.RawJson;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;

@@ -1,5 +1,7 @@
 package io.sstableflight.trino.it;
 
+import io.sstableflight.trino.corpus.Canon;
+import io.sstableflight.trino.corpus.CorpusTable;
 import io.trino.jdbc.StageStats;
 import io.trino.jdbc.TrinoResultSet;
 
@@ -63,7 +65,7 @@ final class Queries
                 for (int i = 1; i <= metadata.getColumnCount(); i++) {
                     String label = metadata.getColumnLabel(i);
                     Optional<CorpusTable.Column> column = column(label);
-                    String value = column.isPresent() ? canon.actual(value(rs, i, column.get()), column.get().type(), false) : String.valueOf(rs.getString(i));
+                    String value = column.isPresent() ? canon.actual(value(rs, i, column.get()), column.get().type()) : String.valueOf(rs.getString(i));
                     values.add(label + "=" + value);
                 }
                 rows.add(String.join(" ", values));
@@ -99,7 +101,7 @@ final class Queries
         List<String> values = new ArrayList<>();
         for (String name : columns) {
             CorpusTable.Column column = column(name).orElseThrow(() -> new IllegalArgumentException("no column " + name + " in " + table));
-            values.add(name + "=" + canon.expected(row.get(name), column.type(), false));
+            values.add(name + "=" + canon.expected(row.get(name), column.type()));
         }
         return String.join(" ", values);
     }
