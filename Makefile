@@ -62,10 +62,12 @@ trino-plugin:
 
 # The connector's unit tests and its integration suite: one real Trino 476
 # (installed once into build/trino/ from Maven Central) and one server per
-# corpus format, queried through Trino's JDBC driver (docs/testing.md).
-trino-test:
+# corpus format, queried through Trino's JDBC driver, and the differential
+# against Trino's cassandra connector on one Cassandra node (oa) holding the
+# corpus, started around the suite by the harness (docs/testing.md).
+trino-test: deps
 	$(GO) build -o $(BUILD)/sstable-flight ./cmd/sstable-flight
-	@bash deploy/local/trino-test.sh
+	$(HARNESS) run -mode oa -- bash deploy/local/trino-test.sh
 
 test: deps vet unit check-corpus-full fuzz-short trino-test
 

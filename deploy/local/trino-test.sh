@@ -2,7 +2,12 @@
 # The Trino connector's tests: unit tests (Surefire) and the integration
 # suite (Failsafe, *IT), which starts one Trino 476 and one sstable-flight
 # per corpus format (nb, oa, da) for the whole Maven run and stops them at
-# its end. Needs build/sstable-flight (make trino-test builds it first).
+# its end. Needs build/sstable-flight (make trino-test builds it first) and
+# a running Cassandra node (oa) for the differential against Trino's
+# cassandra connector: make trino-test runs this script under
+# `cassandra-harness run -mode oa --`, which exports SSTF_CASSANDRA_*; by
+# hand, eval "$(cassandra-harness env -dir DIR)" first. Without a node it
+# fails here, before building anything.
 # Whatever the suite started and could not stop (this script's Maven was
 # killed, say) is ended here by the pids it wrote, never by name.
 #
@@ -12,6 +17,11 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 binary="$root/build/sstable-flight"
 work="$root/build/trino-it"
 [[ -x $binary ]] || { echo "trino-test: $binary is missing: go build -o build/sstable-flight ./cmd/sstable-flight (make trino-test does)" >&2; exit 1; }
+if [[ -z ${SSTF_CASSANDRA_CQL_PORT:-} || -z ${SSTF_CASSANDRA_JMX_PORT:-} || -z ${SSTF_CASSANDRA_DIR:-} ]]; then
+  echo "trino-test: no Cassandra node (SSTF_CASSANDRA_CQL_PORT, _JMX_PORT, _DIR unset): the differential against Trino's cassandra connector needs one." >&2
+  echo "trino-test: run make trino-test (it wraps this script in cassandra-harness run -mode oa), or eval \"\$(cassandra-harness env -dir DIR)\" for a running node" >&2
+  exit 1
+fi
 trino_home=$(bash "$root/deploy/local/install-trino.sh")
 
 reap() {

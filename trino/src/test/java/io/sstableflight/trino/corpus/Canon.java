@@ -220,7 +220,8 @@ public final class Canon
         };
     }
 
-    private static List<Object> elements(Object value)
+    /** The elements of an array value as JDBC or BlockValues give it. */
+    public static List<Object> elements(Object value)
             throws SQLException
     {
         return switch (value) {
@@ -231,7 +232,8 @@ public final class Canon
         };
     }
 
-    private static List<Object> rowFields(Object value)
+    /** The fields of a row value as JDBC or BlockValues give it. */
+    public static List<Object> rowFields(Object value)
     {
         return switch (value) {
             case io.trino.jdbc.Row row -> row.getFields().stream().map(io.trino.jdbc.RowField::getValue).collect(java.util.stream.Collectors.toCollection(ArrayList::new));

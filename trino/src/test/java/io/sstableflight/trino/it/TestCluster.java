@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.stream.Stream;
 
@@ -27,11 +28,19 @@ import static java.nio.charset.StandardCharsets.UTF_8;
  * corpus, one more over oa with TLS and a bearer token, and one real Trino
  * 476 on 127.0.0.1 with the plugin directory copied into its plugin folder
  * and a catalog per format (sstable_nb, sstable_oa, sstable_da) plus two on
- * the TLS server: sstable_tls (its CA and token) and sstable_tls_no_token. Everything it starts is stopped by close(), which
- * JUnit calls when the run ends, failed or not, and by a shutdown hook.
+ * the TLS server: sstable_tls (its CA and token) and sstable_tls_no_token.
  *
- * Nothing here is optional: a missing binary, Trino or plugin fails the
- * suite naming what to build (make trino-test builds all of them).
+ * For the differential (DifferentialIT), the harness's live Cassandra node
+ * (cassandra-harness run, which make trino-test wraps the suite in) gets
+ * the oa corpus as keyspace {@link #liveKeyspace()} (LiveCorpus), Trino's
+ * built-in connector reads it as catalog {@code cassandra}, and one more
+ * server, over the node's data directory, serves it as {@code sstable_live}.
+ *
+ * Everything it starts is stopped by close(), which JUnit calls when the
+ * run ends, failed or not, and by a shutdown hook; the live keyspace is
+ * dropped first. Nothing here is optional: a missing binary, Trino,
+ * plugin or Cassandra node fails the suite naming what to start or build
+ * (make trino-test does all of it).
  */
 public final class TestCluster
         implements AutoCloseable
@@ -39,6 +48,8 @@ public final class TestCluster
     public static final List<String> MODES = List.of("nb", "oa", "da");
     /** The server with TLS and a token reads this mode's corpus. */
     public static final String TLS_MODE = "oa";
+    /** The corpus the live node gets: its own format, so its SSTables import as they are. */
+    public static final String LIVE_MODE = "oa";
     private static final String TOKEN = "sstable-flight-it-token-0123456789";
 
     private static TestCluster instance;
@@ -49,6 +60,11 @@ public final class TestCluster
     private final Map<String, Integer> serverPorts = new LinkedHashMap<>();
     private int tlsPort;
     private int trinoPort;
+    private final LiveNode node;
+    private final String liveKeyspace;
+    private int livePort;
+    private List<String> liveTables = List.of();
+    private boolean liveLoaded;
 
     /** The one cluster of this JVM, started on first use. */
     public static synchronized TestCluster get()
@@ -72,6 +88,21 @@ public final class TestCluster
     {
         workDir = Path.of(requiredProperty("sstf.work.dir")).toAbsolutePath();
         corpusDir = requiredDirectory("sstf.corpus.dir", "the committed corpus (testdata/corpus)");
+        node = LiveNode.fromEnvironment();
+        // One keyspace per run: runs of other worktrees may share the node.
+        liveKeyspace = Optional.ofNullable(System.getProperty("sstf.it.keyspace")).filter(k -> !k.isBlank()).orElse("trino_it_" + ProcessHandle.current().pid());
+    }
+
+    /** The keyspace holding the oa corpus in the live node, the same in catalogs cassandra and sstable_live. */
+    public String liveKeyspace()
+    {
+        return liveKeyspace;
+    }
+
+    /** The corpus tables loaded into the live keyspace. */
+    public List<String> liveTables()
+    {
+        return liveTables;
     }
 
     public Path corpusDir()
@@ -130,12 +161,15 @@ public final class TestCluster
             awaitPort(server.getKey(), server.getValue(), 60);
         }
 
+        livePort = freePort();
         trinoPort = freePort();
         Path trinoDir = Files.createDirectories(workDir.resolve("trino"));
         Path etc = Files.createDirectories(trinoDir.resolve("etc"));
         Path catalogs = Files.createDirectories(etc.resolve("catalog"));
         Path plugins = Files.createDirectories(trinoDir.resolve("plugin"));
         copyDirectory(pluginDir, plugins.resolve("sstable-flight"));
+        // Trino's own cassandra connector, for the differential: a link, its jars are Trino's.
+        Files.createSymbolicLink(plugins.resolve("cassandra"), trinoHome.resolve("plugin/cassandra"));
         Path data = Files.createDirectories(trinoDir.resolve("data"));
         Files.writeString(etc.resolve("node.properties"), """
                 node.environment=it
@@ -182,6 +216,17 @@ public final class TestCluster
                 sstable-flight.uri=grpc+tls://127.0.0.1:%d
                 sstable-flight.tls.ca-file=%s
                 """.formatted(tlsPort, tls.certificate()), UTF_8);
+        // The differential's two catalogs of the live node: Trino's own connector, and ours through a server over its data directory.
+        Files.writeString(catalogs.resolve("cassandra.properties"), """
+                connector.name=cassandra
+                cassandra.contact-points=127.0.0.1
+                cassandra.native-protocol-port=%d
+                cassandra.load-policy.dc-aware.local-dc=datacenter1
+                """.formatted(node.cqlPort()), UTF_8);
+        Files.writeString(catalogs.resolve("sstable_live.properties"), """
+                connector.name=sstable_flight
+                sstable-flight.uri=grpc://127.0.0.1:%d
+                """.formatted(livePort), UTF_8);
         // Trino 476 needs Java 24+: the JVM running this suite is the one deploy/local/java25.sh chose.
         String javaHome = System.getProperty("java.home");
         ManagedProcess trino = ManagedProcess.start("trino", List.of(
@@ -192,15 +237,31 @@ public final class TestCluster
                 "PATH", javaHome + "/bin:" + System.getenv("PATH")), workDir);
         processes.add(trino);
         awaitTrino(trino, 240);
+
+        long loadStart = System.nanoTime();
+        try (Connection connection = connect(); CassandraJmx jmx = new CassandraJmx(node.jmxPort())) {
+            liveLoaded = true;
+            liveTables = LiveCorpus.load(connection, jmx, modeDir(LIVE_MODE), liveKeyspace, workDir.resolve("import"));
+        }
+        System.err.printf("TestCluster: %d corpus tables in keyspace %s of the node on port %d, in %.1f s%n", liveTables.size(), liveKeyspace, node.cqlPort(), (System.nanoTime() - loadStart) / 1e9);
+        // Hard-link snapshots (the default mode) keep each query's files whatever the node compacts meanwhile.
+        ManagedProcess live = startServer(binary, "live", node.dataDir(), livePort, List.of("--cassandra", "127.0.0.1:" + node.cqlPort()));
+        awaitPort(live, livePort, 60);
     }
 
     private ManagedProcess startServer(Path binary, String name, String mode, int port, List<String> flags)
             throws IOException
     {
+        return startServer(binary, name, modeDir(mode), port, flags);
+    }
+
+    private ManagedProcess startServer(Path binary, String name, Path dataDir, int port, List<String> flags)
+            throws IOException
+    {
         Path snapshots = Files.createDirectories(workDir.resolve("snapshots-" + name));
         List<String> command = new ArrayList<>(List.of(
                 binary.toString(),
-                "--data-dir", modeDir(mode).toString(),
+                "--data-dir", dataDir.toString(),
                 "--snapshot-dir", snapshots.toString(),
                 "--listen", "127.0.0.1:" + port,
                 "--admin-listen", "",
@@ -254,6 +315,15 @@ public final class TestCluster
     @Override
     public synchronized void close()
     {
+        if (liveLoaded) {
+            liveLoaded = false;
+            try (Connection connection = connect()) {
+                LiveCorpus.drop(connection, liveKeyspace, node.dataDir());
+            }
+            catch (SQLException | IOException e) {
+                System.err.printf("TestCluster: drop keyspace %s of the live node: %s%n", liveKeyspace, e.getMessage());
+            }
+        }
         // Trino first: it holds streams of the servers.
         for (int i = processes.size() - 1; i >= 0; i--) {
             processes.get(i).close();
