@@ -6,6 +6,7 @@ import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.NoOpFlightProducer;
 import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -40,13 +41,9 @@ final class ScriptedFlightServers
                 throws Exception;
     }
 
-    private final BufferAllocator allocator;
+    /** The servers' own memory, apart from the page source's under test. */
+    private final BufferAllocator allocator = new RootAllocator();
     private final List<FlightServer> servers = new ArrayList<>();
-
-    ScriptedFlightServers(BufferAllocator allocator)
-    {
-        this.allocator = allocator;
-    }
 
     /** Starts a server that answers every DoGet with the script; returns its grpc:// location. */
     String start(Script script)
@@ -90,5 +87,6 @@ final class ScriptedFlightServers
             server.close();
         }
         servers.clear();
+        allocator.close();
     }
 }

@@ -8,8 +8,6 @@ import io.trino.spi.type.ArrayType;
 import io.trino.spi.type.RowType;
 import io.trino.spi.type.Type;
 import io.trino.spi.type.TypeOperators;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
@@ -26,8 +24,6 @@ import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -55,25 +51,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * each test: the conversion copies and keeps no Arrow buffer.
  */
 class TestArrowBlocks
+        extends CheckedAllocatorTest
 {
     // IPADDRESS lives in the engine, not the SPI; these tests map no inet column.
     private final TypeMapping mapping = new TypeMapping(VARCHAR, new TypeOperators());
     private final TypeMapping ipMapping = new TypeMapping(TestingIpAddressType.IPADDRESS, new TypeOperators());
-    private BufferAllocator allocator;
-
-    @BeforeEach
-    void setUp()
-    {
-        allocator = new RootAllocator();
-    }
-
-    @AfterEach
-    void tearDown()
-    {
-        assertThat(allocator.getAllocatedMemory()).as("Arrow bytes still allocated").isZero();
-        allocator.close();
-    }
-
     private static Field withCql(Field field, String cqlType)
     {
         return new Field(field.getName(), new FieldType(true, field.getType(), null, Map.of(TypeMapping.CQL_TYPE, cqlType)), field.getChildren());

@@ -5,15 +5,11 @@ import io.sstableflight.trino.corpus.CorpusTable;
 import io.sstableflight.trino.corpus.ExpectedTypes;
 import io.trino.spi.Page;
 import io.trino.spi.type.TypeOperators;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowStreamReader;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -45,6 +41,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (ExpectedTypes). No Trino server is needed.
  */
 class TestArrowGolden
+        extends CheckedAllocatorTest
 {
     private static final Path TESTDATA = Path.of(System.getProperty("sstf.testdata.dir", "../testdata")).toAbsolutePath();
     private static final Path ARROW = TESTDATA.resolve("arrow");
@@ -57,21 +54,6 @@ class TestArrowGolden
             "Interval(MONTH_DAY_NANO)", "Extension(arrow.uuid)", "List", "FixedSizeList(3)", "Map(false)", "Struct");
 
     private final TypeMapping typeMapping = new TypeMapping(TestingIpAddressType.IPADDRESS, new TypeOperators());
-    private BufferAllocator allocator;
-
-    @BeforeEach
-    void setUp()
-    {
-        allocator = new RootAllocator();
-    }
-
-    @AfterEach
-    void tearDown()
-    {
-        assertThat(allocator.getAllocatedMemory()).as("Arrow bytes still allocated").isZero();
-        allocator.close();
-    }
-
     static Stream<String> tables()
             throws IOException
     {
@@ -93,14 +75,7 @@ class TestArrowGolden
     {
         CorpusTable table = corpusTable(name);
         Canon canon = new Canon(table.udts());
-        List<String> expected = new ArrayList<>();
-        for (Map<String, Object> row : table.rows()) {
-            List<String> values = new ArrayList<>();
-            for (CorpusTable.Column column : table.columns()) {
-                values.add(column.name() + "=" + canon.expected(row.get(column.name()), column.type()));
-            }
-            expected.add(String.join(" ", values));
-        }
+        List<String> expected = Canon.expectedRows(table);
 
         List<String> actual = new ArrayList<>();
         read(ARROW.resolve(name + ".arrows"), (schema, columns, bound, page) -> {

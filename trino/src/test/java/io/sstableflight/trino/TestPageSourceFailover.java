@@ -3,8 +3,6 @@ package io.sstableflight.trino;
 import io.trino.spi.TrinoException;
 import io.trino.spi.type.TypeOperators;
 import org.apache.arrow.flight.CallStatus;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,7 +28,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class TestPageSourceFailover
 {
-    private BufferAllocator allocator;
     private ScriptedFlightServers servers;
     private final List<Integer> calls = new ArrayList<>();
     private FlightClientPool clients;
@@ -39,8 +36,7 @@ class TestPageSourceFailover
     @BeforeEach
     void setUp()
     {
-        allocator = new RootAllocator();
-        servers = new ScriptedFlightServers(allocator);
+        servers = new ScriptedFlightServers();
         fetcher = Executors.newCachedThreadPool();
     }
 
@@ -53,7 +49,6 @@ class TestPageSourceFailover
         }
         servers.close();
         fetcher.shutdownNow();
-        allocator.close();
     }
 
     /** A server that streams {@code batches} batches of 2 rows, then fails with {@code failure} (or ends when null). */

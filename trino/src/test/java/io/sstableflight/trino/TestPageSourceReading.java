@@ -4,8 +4,6 @@ import io.airlift.units.DataSize;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.SourcePage;
 import io.trino.spi.type.TypeOperators;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BitVectorHelper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,7 +36,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class TestPageSourceReading
 {
-    private BufferAllocator serverAllocator;
     private ScriptedFlightServers servers;
     private ExecutorService fetcher;
     private ExecutorService driver;
@@ -47,8 +44,7 @@ class TestPageSourceReading
     @BeforeEach
     void setUp()
     {
-        serverAllocator = new RootAllocator();
-        servers = new ScriptedFlightServers(serverAllocator);
+        servers = new ScriptedFlightServers();
         fetcher = Executors.newCachedThreadPool();
         driver = Executors.newSingleThreadExecutor();
     }
@@ -64,7 +60,6 @@ class TestPageSourceReading
         }
         servers.close();
         fetcher.shutdownNow();
-        serverAllocator.close();
     }
 
     private SstableFlightPageSource source(String location, SstableFlightConfig config)

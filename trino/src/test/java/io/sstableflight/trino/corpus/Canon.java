@@ -42,6 +42,21 @@ public final class Canon
         this.udts = udts;
     }
 
+    /** Each row of a table's expected.json as one text: {@code name=value} for every column, in the table's order. */
+    public static List<String> expectedRows(CorpusTable table)
+    {
+        Canon canon = new Canon(table.udts());
+        List<String> rows = new ArrayList<>();
+        for (Map<String, Object> row : table.rows()) {
+            List<String> values = new ArrayList<>();
+            for (CorpusTable.Column column : table.columns()) {
+                values.add(column.name() + "=" + canon.expected(row.get(column.name()), column.type()));
+            }
+            rows.add(String.join(" ", values));
+        }
+        return rows;
+    }
+
     @SuppressWarnings("unchecked")
     public String expected(Object value, CqlType type)
     {

@@ -94,23 +94,17 @@ final class CassandraConnectorValues
     String theirs(Object value, CqlType type)
             throws SQLException
     {
-        if (value == null) {
-            return "null";
-        }
-        if (sameType(type)) {
-            return canon.actual(value, type);
-        }
-        return switch (type.name()) {
-            case "decimal" -> canon.actual(value, DOUBLE);
-            case "vector" -> "0x" + HexFormat.of().formatHex((byte[]) value);
-            case "list", "set", "map" -> DRIVER_TUPLE.matcher((String) value).replaceAll(TUPLE);
-            case "tuple" -> fields(value, type.arguments(), true);
-            default -> fields(value, udts.get(type.name()).stream().map(CorpusTable.Column::type).toList(), true);
-        };
+        return judge(value, type, true);
     }
 
     /** A value ours returned, read by {@link #oursExpression}, in the cassandra connector's form. */
     String ours(Object value, CqlType type)
+            throws SQLException
+    {
+        return judge(value, type, false);
+    }
+
+    private String judge(Object value, CqlType type, boolean theirs)
             throws SQLException
     {
         if (value == null) {
@@ -122,9 +116,10 @@ final class CassandraConnectorValues
         return switch (type.name()) {
             case "decimal" -> canon.actual(value, DOUBLE);
             case "vector" -> "0x" + HexFormat.of().formatHex((byte[]) value);
-            case "list", "set", "map" -> json(value, type);
-            case "tuple" -> fields(value, type.arguments(), false);
-            default -> fields(value, udts.get(type.name()).stream().map(CorpusTable.Column::type).toList(), false);
+            // Their text as it is (but for the tuples it cannot print); ours written as their connector writes it.
+            case "list", "set", "map" -> theirs ? DRIVER_TUPLE.matcher((String) value).replaceAll(TUPLE) : json(value, type);
+            case "tuple" -> fields(value, type.arguments(), theirs);
+            default -> fields(value, udts.get(type.name()).stream().map(CorpusTable.Column::type).toList(), theirs);
         };
     }
 
@@ -134,7 +129,7 @@ final class CassandraConnectorValues
         List<Object> values = Canon.rowFields(row);
         List<String> out = new ArrayList<>();
         for (int i = 0; i < types.size(); i++) {
-            out.add(theirs ? theirs(values.get(i), types.get(i)) : ours(values.get(i), types.get(i)));
+            out.add(judge(values.get(i), types.get(i), theirs));
         }
         return "(" + String.join(",", out) + ")";
     }

@@ -17,7 +17,6 @@ import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -104,14 +103,7 @@ class CorpusIT
             throws SQLException
     {
         Canon canon = new Canon(table.udts());
-        List<String> expected = new ArrayList<>();
-        for (Map<String, Object> row : table.rows()) {
-            List<String> values = new ArrayList<>();
-            for (CorpusTable.Column column : table.columns()) {
-                values.add(column.name() + "=" + canon.expected(row.get(column.name()), column.type()));
-            }
-            expected.add(String.join(" ", values));
-        }
+        List<String> expected = Canon.expectedRows(table);
         List<String> actual = new ArrayList<>();
         try (Connection connection = TestCluster.get().connect();
                 Statement statement = connection.createStatement();
