@@ -44,6 +44,8 @@ final class ScriptedFlightServers
     /** The servers' own memory, apart from the page source's under test. */
     private final BufferAllocator allocator = new RootAllocator();
     private final List<FlightServer> servers = new ArrayList<>();
+    /** DoGets still running their script: the allocator closes only once they have freed their roots. */
+    private final java.util.concurrent.Phaser streams = new java.util.concurrent.Phaser(1);
 
     /** Starts a server that answers every DoGet with the script; returns its grpc:// location. */
     String start(Script script)
@@ -54,11 +56,15 @@ final class ScriptedFlightServers
             @Override
             public void getStream(CallContext context, Ticket ticket, ServerStreamListener listener)
             {
+                streams.register();
                 try (VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, allocator)) {
                     script.stream(listener, root);
                 }
                 catch (Exception e) {
                     listener.error(e);
+                }
+                finally {
+                    streams.arriveAndDeregister();
                 }
             }
         };
@@ -87,6 +93,16 @@ final class ScriptedFlightServers
             server.close();
         }
         servers.clear();
+        // NB: a script the client stopped waiting for (a test's held
+        // stream, released at its end) may still be finishing on the
+        // server's thread, its root not yet freed: closing the allocator
+        // before it ends reported a leak of the servers' own memory.
+        try {
+            streams.awaitAdvanceInterruptibly(streams.arrive(), 10, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        catch (java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("a scripted DoGet did not end within 10 s of the test", e);
+        }
         allocator.close();
     }
 }
