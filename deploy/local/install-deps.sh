@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need when it is missing: a JDK 17 (Cassandra 5.0
-# runs on 11 or 17 only) and Maven (to resolve Cassandra from Maven
-# Central). Go itself must already be on the machine. Idempotent and quiet
+# runs on 11 or 17 only), Maven (to resolve Cassandra from Maven
+# Central) and Prometheus for the dashboard test (install-prometheus.sh,
+# unpacked into build/, no service). Go itself must already be on the machine. Idempotent and quiet
 # when everything is present.
 set -euo pipefail
 need=()
@@ -21,3 +22,6 @@ if [[ ${#need[@]} -gt 0 ]]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 command -v go >/dev/null || { echo "install-deps: Go 1.26 is required on PATH" >&2; exit 1; }
+# Prometheus for the dashboard test (deploy/grafana): unpacked into
+# build/prometheus, never installed as a service.
+bash "$(dirname "$0")/install-prometheus.sh" >/dev/null
