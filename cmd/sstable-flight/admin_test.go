@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sstable-flight/sstable-flight/internal/flighttest"
 )
 
 // TestAdminListenEmptyIsOff: --admin-listen "" serves no admin port:
@@ -74,7 +76,7 @@ func TestAdminAccess(t *testing.T) {
 			{"/debug/pprof/", false, false}: 403, {"/debug/pprof/", false, true}: 200}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			admin := freePort(t)
+			admin := flighttest.FreeAddr(t)
 			s := spawn(t, bin, nil, append(liveArgs(t, "--admin-listen", admin), tc.args...)...)
 			if !s.waitServing(t) {
 				s.fatalf(t, "did not serve: %v", s.waitErr)
@@ -143,17 +145,6 @@ func waitGet(t *testing.T, url, token string, tc *tls.Config) (int, error) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// freePort is a loopback address no one listened on a moment ago.
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // listening lists the TCP addresses pid listens on: its socket file

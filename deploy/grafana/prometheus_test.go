@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sstable-flight/sstable-flight/internal/flighttest"
 )
 
 // scrapeInterval is the test's scrape interval; rateInterval what
@@ -81,7 +82,7 @@ scrape_configs:
 	if err := os.WriteFile(cfgFile, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := flighttest.FreeAddr(t) // Prometheus cannot report a port it chose
 	p := &prometheus{url: "http://" + addr}
 	p.process = start(t, "prometheus", bin,
 		"--config.file="+cfgFile, "--storage.tsdb.path="+filepath.Join(dir, "data"),
@@ -100,18 +101,6 @@ scrape_configs:
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-// freeAddr is a loopback address free a moment ago: Prometheus has no
-// way to report a port it chose itself.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // sample is one series of an instant query's vector.
