@@ -10,6 +10,7 @@
 //	promql_test.go      the metric names a PromQL expression names
 //	servers_test.go     two real servers (pods) over a copy of the oa corpus
 //	load_test.go        load on them: scans, keyed reads, errors, sheds
+//	pinned_test.go      files deleted under a snapshot, so bytes are pinned
 //	prometheus_test.go  a real Prometheus scraping them, and its HTTP API
 //	scrape_test.go      every query of the dashboard returns data for
 //	                    both pods, and names only metrics the server exports

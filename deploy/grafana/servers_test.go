@@ -72,6 +72,7 @@ func (p *process) exited() bool {
 type server struct {
 	*process
 	pod, addr, admin string // Flight and admin addresses
+	data             string // its copy of the corpus
 }
 
 // serverArgs are tight limits, so that a little load sheds: one DoGet
@@ -104,7 +105,7 @@ func startServer(t *testing.T, bin, pod string) *server {
 		t.Fatalf("copy the corpus: %v", err)
 	}
 	args := append([]string{"--data-dir", data, "--snapshot-dir", filepath.Join(tmp, "snapshots")}, serverArgs...)
-	s := &server{process: start(t, pod, bin, args...), pod: pod}
+	s := &server{process: start(t, pod, bin, args...), pod: pod, data: data}
 	deadline := time.Now().Add(30 * time.Second)
 	for s.addr == "" || s.admin == "" {
 		if s.exited() || time.Now().After(deadline) {
