@@ -8,7 +8,7 @@ HARNESS := $(GO) run ./cmd/cassandra-harness
 
 BENCH   := $(BUILD)/bench
 
-.PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-lane-a trino-plugin trino-test
+.PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-lane-a trino-plugin trino-test image image-test
 
 # The binary has no default data directory: --data-dir names the corpus.
 run:
@@ -113,6 +113,20 @@ bench: bench-data
 LANEA_FLAGS ?=
 bench-lane-a: deps
 	$(HARNESS) run -mode oa -- $(GO) run ./cmd/bench-lane-a $(LANEA_FLAGS)
+
+# The server's OCI image, built without a docker engine by deploy/image
+# (its own module, so go-containerregistry stays out of the server's):
+# build/image/oci (an OCI layout of the linux/amd64 and linux/arm64
+# index) and build/image/sstable-flight.tar (for docker load). How to
+# push it, and the equivalent Dockerfile: docs/image.md.
+image:
+	cd deploy/image && $(GO) run . -go $(GO) -repo $(CURDIR) -out $(CURDIR)/$(BUILD)/image
+
+# The image's tests: the Dockerfile against the builder's facts, and the
+# built image unpacked and its entrypoint run as the image's user over
+# the oa corpus, queried through Flight (needs root, for the uid).
+image-test:
+	cd deploy/image && $(GO) test -count=1 .
 
 clean:
 	rm -rf $(BUILD)
