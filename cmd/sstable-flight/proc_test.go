@@ -4,13 +4,10 @@ package main_test
 // and a Flight client to it.
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -136,30 +133,15 @@ func (s *server) waitServing(t *testing.T) bool {
 	for s.addr == "" {
 		select {
 		case <-s.done:
-			s.addr = servingAddr(s.stderr.String())
+			s.addr = flighttest.ServingAddr(s.stderr.String())
 			return s.addr != ""
 		case <-deadline:
 			s.fatalf(t, "server neither exited nor logged its Flight address within %v", startTimeout)
 		case <-time.After(20 * time.Millisecond):
 		}
-		s.addr = servingAddr(s.stderr.String())
+		s.addr = flighttest.ServingAddr(s.stderr.String())
 	}
 	return true
-}
-
-// servingAddr finds the "serving Flight" JSON log line's addr.
-func servingAddr(log string) string {
-	sc := bufio.NewScanner(strings.NewReader(log))
-	for sc.Scan() {
-		var rec struct {
-			Msg  string `json:"msg"`
-			Addr string `json:"addr"`
-		}
-		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Msg == "serving Flight" && rec.Addr != "" {
-			return rec.Addr
-		}
-	}
-	return ""
 }
 
 func (s *server) fatalf(t *testing.T, format string, args ...any) {

@@ -3,8 +3,9 @@
 // as a child process (cmd/sstable-flight's): a server on loopback ports
 // for the length of a test (Serve) and a client of it (Dial); reading a
 // stream to its end (Each, Drain, Collect, DrainDoGet); a log sink
-// many goroutines may write (SyncBuffer); and a free loopback address
-// for a child process' port (FreeAddr).
+// many goroutines may write (SyncBuffer), and the address a server
+// process logged there (ServingAddr); and a free loopback address for a
+// child process' port (FreeAddr).
 //
 // It imports flightserver, so only external test packages
 // (flightserver_test) and packages above flightserver may use it.
