@@ -6,10 +6,8 @@ package main
 // data volume, and queried through Flight.
 
 import (
-	"bufio"
 	"context"
 	"debug/elf"
-	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -21,7 +19,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -33,6 +30,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/sstable-flight/sstable-flight/internal/corpus"
+	"github.com/sstable-flight/sstable-flight/internal/flighttest"
 )
 
 // corpusTable is the table the test reads, with its expected rows in
@@ -326,7 +326,7 @@ func copyTree(t *testing.T, src, dst string, uid, gid int) {
 type running struct {
 	cmd    *exec.Cmd
 	addr   string
-	stderr *syncBuffer
+	stderr *flighttest.SyncBuffer
 	done   chan struct{}
 	err    error
 }
@@ -343,7 +343,7 @@ func startImage(t *testing.T, root string, c v1.Config, extra ...string) *runnin
 	gn, _ := strconv.ParseUint(g, 10, 32)
 	argv := append(append(slices.Clone(c.Entrypoint), c.Cmd...), "--listen=127.0.0.1:0", "--admin-listen=127.0.0.1:0")
 	argv = append(argv, extra...)
-	r := &running{stderr: &syncBuffer{}, done: make(chan struct{})}
+	r := &running{stderr: &flighttest.SyncBuffer{}, done: make(chan struct{})}
 	r.cmd = &exec.Cmd{
 		Path:   argv[0],
 		Args:   argv,
@@ -385,7 +385,7 @@ func startImage(t *testing.T, root string, c v1.Config, extra ...string) *runnin
 			t.Fatalf("the image's server %q did not log its Flight address within 60s\n%s", argv, r.stderr.String())
 		case <-time.After(20 * time.Millisecond):
 		}
-		r.addr = servingAddr(r.stderr.String())
+		r.addr = flighttest.ServingAddr(r.stderr.String())
 	}
 	t.Logf("image's server (uid %d, gid %d, chroot %s): %q serving on %s", un, gn, root, argv, r.addr)
 	return r
@@ -405,21 +405,6 @@ func (r *running) terminate(t *testing.T) {
 	if r.err != nil {
 		t.Fatalf("the image's server exit after SIGTERM: %v\n%s", r.err, r.stderr.String())
 	}
-}
-
-// servingAddr finds the "serving Flight" JSON log line's addr.
-func servingAddr(log string) string {
-	sc := bufio.NewScanner(strings.NewReader(log))
-	for sc.Scan() {
-		var rec struct {
-			Msg  string `json:"msg"`
-			Addr string `json:"addr"`
-		}
-		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Msg == "serving Flight" && rec.Addr != "" {
-			return rec.Addr
-		}
-	}
-	return ""
 }
 
 // queryTable lists the server's flights, requires the keyspace's table
@@ -461,7 +446,7 @@ func queryTable(t *testing.T, addr, keyspaceDir, table string) {
 	for _, ep := range info.Endpoint {
 		got = append(got, readIDs(ctx, t, c, ep.Ticket)...)
 	}
-	want := expectedIDs(t, keyspaceDir, table)
+	want := expectedIDs(t, filepath.Dir(keyspaceDir), table)
 	sort.Strings(got)
 	sort.Strings(want)
 	if len(want) == 0 || !slices.Equal(got, want) {
@@ -500,49 +485,25 @@ func readIDs(ctx context.Context, t *testing.T, c flight.Client, ticket *flight.
 	return ids
 }
 
-// expectedIDs reads the id of every row of the table's expected.json.
-func expectedIDs(t *testing.T, keyspaceDir, table string) []string {
+// expectedIDs are the partition keys of table's rows in the corpus of
+// one mode at dir, as its expected.json (CQL's answer) gives them.
+func expectedIDs(t *testing.T, dir, table string) []string {
 	t.Helper()
-	matches, err := filepath.Glob(filepath.Join(keyspaceDir, table+"-*", "expected.json"))
-	if err != nil || len(matches) != 1 {
-		t.Fatalf("expected.json of %s in %s: %v %v", table, keyspaceDir, matches, err)
-	}
-	b, err := os.ReadFile(matches[0])
+	c, err := corpus.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var exp struct {
-		Rows []struct {
-			Values struct {
-				ID string `json:"id"`
-			} `json:"values"`
-		} `json:"rows"`
-	}
-	if err := json.Unmarshal(b, &exp); err != nil {
-		t.Fatalf("read %s: %v", matches[0], err)
+	tab, ok := c.Tables[table]
+	if !ok {
+		t.Fatalf("corpus %s has no table %s", dir, table)
 	}
 	var ids []string
-	for _, r := range exp.Rows {
-		ids = append(ids, r.Values.ID)
+	for _, r := range tab.Expected.Rows {
+		id, ok := r.Values["id"].(string)
+		if !ok {
+			t.Fatalf("%s's expected.json: id %v (%T), want a decimal string", table, r.Values["id"], r.Values["id"])
+		}
+		ids = append(ids, id)
 	}
 	return ids
-}
-
-// syncBuffer is a bytes buffer safe for the process's writes and the
-// test's reads at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
