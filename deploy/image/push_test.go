@@ -7,11 +7,9 @@ import (
 	"io"
 	"log"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
@@ -22,12 +20,7 @@ import (
 func TestPushToRegistry(t *testing.T) {
 	reg := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 	defer reg.Close()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "sstable-flight")
-	if err := os.WriteFile(bin, []byte("\x7fELF stand-in for the server"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	m := meta{source: "https://example.invalid/s", version: "v1", revision: "abc", created: time.Unix(1700000000, 0).UTC()}
+	bin, m := standIn(t)
 	images := map[string]v1.Image{}
 	for _, a := range []string{"amd64", "arm64"} {
 		img, err := platformImage(m, a, bin)
@@ -37,7 +30,7 @@ func TestPushToRegistry(t *testing.T) {
 		images[a] = img
 	}
 	idx := index(m, images)
-	oci := filepath.Join(dir, "oci")
+	oci := filepath.Join(t.TempDir(), "oci")
 	if err := writeLayout(oci, m, idx); err != nil {
 		t.Fatal(err)
 	}

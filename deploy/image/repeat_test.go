@@ -14,11 +14,7 @@ import (
 )
 
 func TestImageRepeats(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "sstable-flight")
-	if err := os.WriteFile(bin, []byte("\x7fELF stand-in for the server"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	m := meta{source: "https://example.invalid/s", version: "v1", revision: "abc", created: time.Unix(1700000000, 0).UTC()}
+	bin, m := standIn(t)
 	first := digestOf(t, m, bin)
 	// Another mode and time on the build machine's copy of the binary
 	// change nothing.
@@ -51,4 +47,15 @@ func digestOf(t *testing.T, m meta, bin string) string {
 		t.Fatal(err)
 	}
 	return d.String()
+}
+
+// standIn is a file in the binary's place and a meta, for the tests
+// of what the builder makes of them without building the server.
+func standIn(t *testing.T) (string, meta) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "sstable-flight")
+	if err := os.WriteFile(bin, []byte("\x7fELF stand-in for the server"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return bin, meta{source: "https://example.invalid/s", version: "v1", revision: "abc", created: time.Unix(1700000000, 0).UTC()}
 }
