@@ -126,7 +126,7 @@ image:
 # built image unpacked and its entrypoint run as the image's user over
 # the oa corpus, queried through Flight (needs root, for the uid).
 image-test:
-	cd deploy/image && $(GO) test -count=1 .
+	cd deploy/image && $(GO) vet . && $(GO) test -count=1 .
 
 clean:
 	rm -rf $(BUILD)

@@ -125,6 +125,18 @@ func platformOf(t *testing.T, idx v1.ImageIndex, arches []string) v1.Image {
 			t.Fatalf("index entry %s: platform %v, want linux", d.Digest, d.Platform)
 		}
 		got = append(got, d.Platform.Architecture)
+		img, err := idx.Image(d.Digest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cf, err := img.ConfigFile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cf.OS != d.Platform.OS || cf.Architecture != d.Platform.Architecture {
+			t.Errorf("index entry %v: config says %s/%s", d.Platform, cf.OS, cf.Architecture)
+		}
+		checkImageBinary(t, img, d.Platform.Architecture)
 		if d.Platform.Architecture == runtime.GOARCH {
 			host = &im.Manifests[i]
 		}
@@ -228,8 +240,8 @@ func checkTarball(t *testing.T, path string, m meta, img v1.Image) {
 	}
 }
 
-// checkFilesystem checks the image holds the binary (static, root's,
-// read-only) and the volumes' mount points, and nothing else: no
+// checkFilesystem checks the unpacked image holds the binary (static,
+// root's, read-only) and the volumes' mount points, and nothing else: no
 // shell, no distribution.
 func checkFilesystem(t *testing.T, root string, entries map[string]unpacked) {
 	t.Helper()
@@ -255,14 +267,7 @@ func checkFilesystem(t *testing.T, root string, entries map[string]unpacked) {
 		t.Fatalf("read %s as ELF: %v", binaryPath, err)
 	}
 	defer f.Close()
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_INTERP {
-			t.Errorf("%s has an ELF interpreter: not static, and the image has no loader", binaryPath)
-		}
-	}
-	if libs, err := f.ImportedLibraries(); err != nil || len(libs) > 0 {
-		t.Errorf("%s needs shared libraries %v (%v): want none", binaryPath, libs, err)
-	}
+	checkStaticELF(t, f, runtime.GOARCH)
 }
 
 // checkWrittenOnlyVolumes checks the server changed nothing outside
