@@ -69,7 +69,7 @@ trino-test: deps
 	$(GO) build -o $(BUILD)/sstable-flight ./cmd/sstable-flight
 	$(HARNESS) run -mode oa -- bash deploy/local/trino-test.sh
 
-test: deps vet unit check-corpus-full fuzz-short trino-test
+test: deps vet unit check-corpus-full fuzz-short trino-test image-test
 
 # The reconciler's randomized differential test against real Cassandra
 # with many cases: random schemas and mutations, flushed and merged, must
