@@ -8,7 +8,7 @@ HARNESS := $(GO) run ./cmd/cassandra-harness
 
 BENCH   := $(BUILD)/bench
 
-.PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-lane-a trino-plugin trino-test image image-test
+.PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-lane-a trino-plugin trino-test image image-test chart-test
 
 # The binary has no default data directory: --data-dir names the corpus.
 run:
@@ -127,6 +127,12 @@ image:
 # the oa corpus, queried through Flight (needs root, for the uid).
 image-test:
 	cd deploy/image && $(GO) vet . && $(GO) test -count=1 .
+
+# The Helm chart's tests (helm/charttest, its own Go module): every mode
+# rendered and decoded strictly, the schema, lint; with SSTF_KUBECONFIG
+# also server-side dry-run and SubjectAccessReviews on a real API server.
+chart-test:
+	cd helm/charttest && $(GO) test -count=1 ./...
 
 clean:
 	rm -rf $(BUILD)

@@ -1,0 +1,695 @@
+package charttest
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+const (
+	release     = "sstf"
+	fullname    = "sstf-sstable-flight"
+	flightPort  = 8815
+	serverName  = "sstable-flight"
+	liveUID     = 65532
+	metricsPort = "sstf-metrics"
+)
+
+// AllowedCalls are the API calls the server's peer discovery makes: an
+// informer's list and watch of EndpointSlices in its own namespace. The
+// chart's Role must grant exactly these.
+var AllowedCalls = []rbacv1.PolicyRule{{
+	APIGroups: []string{"discovery.k8s.io"},
+	Resources: []string{"endpointslices"},
+	Verbs:     []string{"list", "watch"},
+}}
+
+func renderCase(t *testing.T, c Case) *Rendering {
+	t.Helper()
+	ch, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Render(ch, c.Values)
+	if err != nil {
+		t.Fatalf("render %s: %v", c.Name, err)
+	}
+	return r
+}
+
+// pod is a pod spec the server runs in, with the labels it carries (nil
+// in sidecar mode, where the operator's pod carries them).
+type pod struct {
+	where  string
+	labels map[string]string
+	spec   corev1.PodSpec
+}
+
+func TestMatrix(t *testing.T) {
+	for _, c := range Matrix {
+		t.Run(c.Name, func(t *testing.T) {
+			r := renderCase(t, c)
+			checkLabels(t, r)
+			pods := workloadPods(t, c, r)
+			if len(pods) == 0 {
+				t.Fatal("no pod spec holds the server")
+			}
+			for _, p := range pods {
+				checkServerContainer(t, c, p)
+				checkPodSecurity(t, c, p)
+			}
+			checkService(t, c, r, pods)
+			checkRBAC(t, c, r)
+			checkMonitoring(t, c, r)
+			checkNetworkPolicy(t, c, r)
+			checkDashboard(t, c, r)
+			if !strings.Contains(r.Notes, fullname+"."+Namespace+".svc:8815") {
+				t.Errorf("NOTES name no Flight URI of the Service:\n%s", r.Notes)
+			}
+		})
+	}
+}
+
+// checkLabels asserts every object carries the recommended labels.
+func checkLabels(t *testing.T, r *Rendering) {
+	for _, o := range r.Objects {
+		m, err := meta.Accessor(o.Obj)
+		if err != nil {
+			t.Fatalf("%s: %v", o.Template, err)
+		}
+		want := map[string]string{
+			"app.kubernetes.io/name":       "sstable-flight",
+			"app.kubernetes.io/instance":   release,
+			"app.kubernetes.io/managed-by": "Helm",
+			"app.kubernetes.io/part-of":    "sstable-flight",
+			"app.kubernetes.io/version":    "0.1.0",
+			"helm.sh/chart":                "sstable-flight-0.1.0",
+		}
+		for k, v := range want {
+			if got := m.GetLabels()[k]; got != v {
+				t.Errorf("%s %s: label %s = %q, want %q", o.Template, m.GetName(), k, got, v)
+			}
+		}
+	}
+}
+
+// workloadPods gives the pod specs the server runs in: the StatefulSet's
+// or DaemonSet's template, or in sidecar mode the operator fragment of
+// the sidecar ConfigMap, with Cassandra's volume added as the operator
+// provides it.
+func workloadPods(t *testing.T, c Case, r *Rendering) []pod {
+	var pods []pod
+	kinds := map[string]int{}
+	for _, o := range r.Objects {
+		switch obj := o.Obj.(type) {
+		case *appsv1.StatefulSet:
+			kinds["StatefulSet"]++
+			checkSelector(t, obj.Spec.Selector.MatchLabels, obj.Spec.Template.Labels, "StatefulSet")
+			// The claim templates are the pods' volumes too.
+			spec := *obj.Spec.Template.Spec.DeepCopy()
+			for _, pvc := range obj.Spec.VolumeClaimTemplates {
+				spec.Volumes = append(spec.Volumes, corev1.Volume{Name: pvc.Name, VolumeSource: corev1.VolumeSource{
+					PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: pvc.Name}}})
+			}
+			pods = append(pods, pod{"StatefulSet", obj.Spec.Template.Labels, spec})
+			checkCassandra(t, c, obj)
+		case *appsv1.DaemonSet:
+			kinds["DaemonSet"]++
+			checkSelector(t, obj.Spec.Selector.MatchLabels, obj.Spec.Template.Labels, "DaemonSet")
+			pods = append(pods, pod{"DaemonSet", obj.Spec.Template.Labels, obj.Spec.Template.Spec})
+		case *appsv1.Deployment:
+			t.Errorf("a Deployment: no mode installs one")
+		case *corev1.ConfigMap:
+			if obj.Name == fullname+"-sidecar" {
+				kinds["sidecar"]++
+				pods = append(pods, sidecarPods(t, c, obj)...)
+			}
+		}
+	}
+	want := map[string]map[string]int{
+		"statefulset": {"StatefulSet": 1},
+		"daemonset":   {"DaemonSet": 1},
+		"sidecar":     {"sidecar": 1},
+	}[c.Mode]
+	if !reflect.DeepEqual(kinds, want) {
+		t.Errorf("workloads %v, want %v", kinds, want)
+	}
+	return pods
+}
+
+func checkSelector(t *testing.T, sel, podLabels map[string]string, what string) {
+	t.Helper()
+	if len(sel) == 0 || !labels.SelectorFromSet(sel).Matches(labels.Set(podLabels)) {
+		t.Errorf("%s: selector %v does not select its pods' labels %v", what, sel, podLabels)
+	}
+}
+
+// sidecarPods decodes the ConfigMap's snippets strictly: the container and
+// volumes alone, and merged into the operator's own values.
+func sidecarPods(t *testing.T, c Case, cm *corev1.ConfigMap) []pod {
+	var container corev1.Container
+	var volumes []corev1.Volume
+	if err := DecodeYAMLStrict(cm.Data["container.yaml"], &container); err != nil {
+		t.Fatalf("container.yaml: %v\n%s", err, cm.Data["container.yaml"])
+	}
+	if err := DecodeYAMLStrict(cm.Data["volumes.yaml"], &volumes); err != nil {
+		t.Fatalf("volumes.yaml: %v", err)
+	}
+	// The operator's pod brings Cassandra's volume.
+	cassVol := corev1.Volume{Name: c.VolumeName, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
+	pods := []pod{{where: "container.yaml", spec: corev1.PodSpec{Containers: []corev1.Container{container}, Volumes: append(volumes, cassVol)}}}
+	wantSA := fullname
+	if !c.Discovery {
+		wantSA = ""
+	}
+	if sa, ok := c.Values["serviceAccount"].(map[string]any); ok && sa["name"] != nil {
+		wantSA = sa["name"].(string)
+	}
+	switch target := sidecarTarget(c); target {
+	case "bitnami":
+		var v struct {
+			ServiceAccount struct {
+				Create bool   `json:"create"`
+				Name   string `json:"name"`
+			} `json:"serviceAccount"`
+			Sidecars     []corev1.Container `json:"sidecars"`
+			ExtraVolumes []corev1.Volume    `json:"extraVolumes"`
+		}
+		if err := DecodeYAMLStrict(cm.Data["bitnami-values.yaml"], &v); err != nil {
+			t.Fatalf("bitnami-values.yaml: %v\n%s", err, cm.Data["bitnami-values.yaml"])
+		}
+		if v.ServiceAccount.Create || v.ServiceAccount.Name != wantSA {
+			t.Errorf("bitnami serviceAccount %+v, want create false, name %q", v.ServiceAccount, wantSA)
+		}
+		if len(v.Sidecars) != 1 || !reflect.DeepEqual(v.Sidecars[0], container) || !reflect.DeepEqual(v.ExtraVolumes, volumes) {
+			t.Errorf("bitnami values differ from container.yaml and volumes.yaml")
+		}
+		if _, ok := cm.Data["cass-operator.yaml"]; ok {
+			t.Errorf("bitnami target renders cass-operator.yaml too")
+		}
+		pods = append(pods, pod{where: "bitnami-values.yaml", spec: corev1.PodSpec{Containers: v.Sidecars, Volumes: append(v.ExtraVolumes, cassVol)}})
+	default:
+		var v struct {
+			Spec struct {
+				ServiceAccount  string                 `json:"serviceAccount"`
+				PodTemplateSpec corev1.PodTemplateSpec `json:"podTemplateSpec"`
+			} `json:"spec"`
+		}
+		if err := DecodeYAMLStrict(cm.Data["cass-operator.yaml"], &v); err != nil {
+			t.Fatalf("cass-operator.yaml: %v\n%s", err, cm.Data["cass-operator.yaml"])
+		}
+		if v.Spec.ServiceAccount != wantSA {
+			t.Errorf("cass-operator serviceAccount %q, want %q", v.Spec.ServiceAccount, wantSA)
+		}
+		spec := v.Spec.PodTemplateSpec.Spec
+		if len(spec.Containers) != 1 || !reflect.DeepEqual(spec.Containers[0], container) || !reflect.DeepEqual(spec.Volumes, volumes) {
+			t.Errorf("cass-operator patch differs from container.yaml and volumes.yaml")
+		}
+		spec.Volumes = append(spec.Volumes, cassVol)
+		pods = append(pods, pod{where: "cass-operator.yaml", spec: spec})
+	}
+	return pods
+}
+
+func sidecarTarget(c Case) string {
+	if s, ok := c.Values["sidecar"].(map[string]any); ok && s["target"] != nil {
+		return s["target"].(string)
+	}
+	return "cass-operator"
+}
+
+func serverContainer(t *testing.T, p pod) corev1.Container {
+	t.Helper()
+	for _, ct := range p.spec.Containers {
+		if ct.Name == serverName {
+			return ct
+		}
+	}
+	t.Fatalf("%s: no container %s", p.where, serverName)
+	return corev1.Container{}
+}
+
+func checkServerContainer(t *testing.T, c Case, p pod) {
+	ct := serverContainer(t, p)
+	where := p.where
+	// Non-root, read-only root, no privileges, RuntimeDefault seccomp.
+	sc := ct.SecurityContext
+	if sc == nil {
+		t.Fatalf("%s: no securityContext", where)
+	}
+	wantUID := c.CassUID
+	if c.Live {
+		wantUID = liveUID
+	}
+	switch {
+	case sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot:
+		t.Errorf("%s: runAsNonRoot not true", where)
+	case sc.RunAsUser == nil || *sc.RunAsUser != wantUID:
+		t.Errorf("%s: runAsUser %v, want %d", where, sc.RunAsUser, wantUID)
+	case sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem:
+		t.Errorf("%s: root filesystem writable", where)
+	case sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation:
+		t.Errorf("%s: privilege escalation allowed", where)
+	case sc.Privileged != nil && *sc.Privileged:
+		t.Errorf("%s: privileged", where)
+	case sc.Capabilities == nil || !reflect.DeepEqual(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) || len(sc.Capabilities.Add) > 0:
+		t.Errorf("%s: capabilities %+v, want drop ALL and add none", where, sc.Capabilities)
+	case sc.SeccompProfile == nil || sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault:
+		t.Errorf("%s: seccomp %+v", where, sc.SeccompProfile)
+	}
+	// Mounts: Cassandra's read-only in live mode, read-write (for the
+	// links) in hardlink mode; everything else read-only but /tmp.
+	vols := map[string]corev1.Volume{}
+	for _, v := range p.spec.Volumes {
+		vols[v.Name] = v
+	}
+	var cass *corev1.VolumeMount
+	for i, m := range ct.VolumeMounts {
+		if _, ok := vols[m.Name]; !ok {
+			t.Errorf("%s: mount %s names no volume of the pod", where, m.Name)
+		}
+		switch m.Name {
+		case c.VolumeName:
+			cass = &ct.VolumeMounts[i]
+		case "sstf-tmp":
+			if m.MountPath != "/tmp" || vols[m.Name].EmptyDir == nil || vols[m.Name].EmptyDir.SizeLimit == nil {
+				t.Errorf("%s: /tmp is not a bounded emptyDir", where)
+			}
+		default:
+			if !m.ReadOnly {
+				t.Errorf("%s: mount %s is writable", where, m.Name)
+			}
+		}
+	}
+	if cass == nil {
+		t.Fatalf("%s: Cassandra's volume %s is not mounted", where, c.VolumeName)
+	}
+	if cass.MountPath != c.MountPath || cass.ReadOnly != c.Live || cass.SubPath != "" {
+		t.Errorf("%s: Cassandra's volume at %s readOnly=%v subPath=%q, want %s readOnly=%v", where, cass.MountPath, cass.ReadOnly, cass.SubPath, c.MountPath, c.Live)
+	}
+	args := flags(ct.Args)
+	if args["--data-dir"] != c.MountPath+"/data" {
+		t.Errorf("%s: --data-dir %q", where, args["--data-dir"])
+	}
+	mode := "hardlink"
+	if c.Live {
+		mode = "live"
+	}
+	if args["--snapshot-mode"] != mode {
+		t.Errorf("%s: --snapshot-mode %q, want %s", where, args["--snapshot-mode"], mode)
+	}
+	// A hard link cannot cross mounts: the snapshot directory must be
+	// inside Cassandra's mount, beside (not inside) the data directory.
+	snap, hasSnap := args["--snapshot-dir"]
+	switch {
+	case c.Live && hasSnap:
+		t.Errorf("%s: --snapshot-dir %q in live mode", where, snap)
+	case !c.Live && (!strings.HasPrefix(snap, c.MountPath+"/") || strings.HasPrefix(snap, args["--data-dir"]+"/")):
+		t.Errorf("%s: --snapshot-dir %q not on the mount %s beside the data", where, snap, c.MountPath)
+	}
+	for _, f := range []string{"--listen", "--admin-listen", "--cassandra", "--ticket-key-file"} {
+		if args[f] == "" {
+			t.Errorf("%s: no %s", where, f)
+		}
+	}
+	wantKube := map[string]string{"--kube-service": fullname, "--kube-namespace": "$(POD_NAMESPACE)", "--kube-port-name": "flight"}
+	for f, v := range wantKube {
+		got, ok := args[f]
+		if c.Discovery && got != v || !c.Discovery && ok {
+			t.Errorf("%s: %s=%q (discovery %v), want %q", where, f, got, c.Discovery, v)
+		}
+	}
+	if c.TLS {
+		for _, f := range []string{"--tls-cert", "--tls-key", "--tls-client-ca", "--auth-token-file"} {
+			if args[f] == "" {
+				t.Errorf("%s: TLS case without %s", where, f)
+			}
+		}
+	}
+	env := map[string]corev1.EnvVar{}
+	for _, e := range ct.Env {
+		env[e.Name] = e
+	}
+	if e := env["POD_NAMESPACE"]; e.ValueFrom == nil || e.ValueFrom.FieldRef == nil || e.ValueFrom.FieldRef.FieldPath != "metadata.namespace" {
+		t.Errorf("%s: POD_NAMESPACE not from the downward API: %+v", where, e)
+	}
+	// Ports and probes: gRPC health on the Flight port, TCP with TLS
+	// (the kubelet's gRPC probe speaks no TLS).
+	var hasFlight, hasMetrics bool
+	for _, pt := range ct.Ports {
+		hasFlight = hasFlight || pt.Name == "flight" && pt.ContainerPort == flightPort
+		hasMetrics = hasMetrics || pt.Name == metricsPort
+	}
+	if !hasFlight || !hasMetrics {
+		t.Errorf("%s: ports %+v, want flight %d and %s", where, ct.Ports, flightPort, metricsPort)
+	}
+	for name, pr := range map[string]*corev1.Probe{"startup": ct.StartupProbe, "readiness": ct.ReadinessProbe, "liveness": ct.LivenessProbe} {
+		switch {
+		case pr == nil:
+			t.Errorf("%s: no %s probe", where, name)
+		case c.TLS && (pr.TCPSocket == nil || pr.TCPSocket.Port != intstr.FromString("flight") || pr.GRPC != nil):
+			t.Errorf("%s: %s probe %+v, want TCP on flight with TLS", where, name, pr.ProbeHandler)
+		case !c.TLS && (pr.GRPC == nil || pr.GRPC.Port != flightPort || pr.GRPC.Service == nil || *pr.GRPC.Service != ""):
+			t.Errorf("%s: %s probe %+v, want gRPC health on %d", where, name, pr.ProbeHandler, flightPort)
+		}
+	}
+	if ct.Resources.Requests.Cpu().IsZero() || ct.Resources.Limits.Memory().IsZero() {
+		t.Errorf("%s: resources %+v", where, ct.Resources)
+	}
+}
+
+// flags reads --name=value arguments (a bare --flag maps to "").
+func flags(args []string) map[string]string {
+	m := map[string]string{}
+	for _, a := range args {
+		k, v, _ := strings.Cut(a, "=")
+		m[k] = v
+	}
+	return m
+}
+
+func checkPodSecurity(t *testing.T, c Case, p pod) {
+	if p.labels == nil { // a sidecar's pod is the operator's
+		return
+	}
+	s := p.spec
+	if s.AutomountServiceAccountToken == nil || *s.AutomountServiceAccountToken {
+		t.Errorf("%s: the pod automounts the token (Cassandra's container would get it)", p.where)
+	}
+	psc := s.SecurityContext
+	if psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot || psc.RunAsUser == nil || *psc.RunAsUser == 0 {
+		t.Fatalf("%s: pod securityContext %+v not non-root", p.where, psc)
+	}
+	for _, ct := range s.Containers {
+		if ct.SecurityContext == nil || ct.SecurityContext.RunAsUser == nil || *ct.SecurityContext.RunAsUser == 0 {
+			t.Errorf("%s: container %s may run as root", p.where, ct.Name)
+		}
+	}
+	if c.Mode == "daemonset" {
+		gid := c.CassUID + 100 // the custom case's gid
+		if c.CassUID == 999 {
+			gid = 999
+		}
+		if !slices.Contains(psc.SupplementalGroups, gid) {
+			t.Errorf("daemonset: supplementalGroups %v lack Cassandra's gid %d (fsGroup does nothing on hostPath)", psc.SupplementalGroups, gid)
+		}
+		var host int
+		for _, v := range s.Volumes {
+			if v.HostPath != nil {
+				host++
+				if v.Name != c.VolumeName || v.HostPath.Path != c.MountPath {
+					t.Errorf("daemonset: hostPath volume %s at %s", v.Name, v.HostPath.Path)
+				}
+			}
+		}
+		if host != 1 {
+			t.Errorf("daemonset: %d hostPath volumes, want 1", host)
+		}
+	}
+}
+
+// checkCassandra asserts the StatefulSet's Cassandra shares the volume
+// the server reads, at Cassandra's own path.
+func checkCassandra(t *testing.T, c Case, sts *appsv1.StatefulSet) {
+	var cass *corev1.Container
+	for i := range sts.Spec.Template.Spec.Containers {
+		if sts.Spec.Template.Spec.Containers[i].Name == "cassandra" {
+			cass = &sts.Spec.Template.Spec.Containers[i]
+		}
+	}
+	if cass == nil {
+		t.Fatal("StatefulSet without a cassandra container")
+	}
+	if !strings.HasPrefix(cass.Image, "cassandra:5.0") {
+		t.Errorf("Cassandra image %s, want cassandra:5.0", cass.Image)
+	}
+	if len(cass.VolumeMounts) != 1 || cass.VolumeMounts[0].Name != c.VolumeName || cass.VolumeMounts[0].MountPath != "/var/lib/cassandra" || cass.VolumeMounts[0].ReadOnly {
+		t.Errorf("Cassandra mounts %+v", cass.VolumeMounts)
+	}
+	if len(sts.Spec.VolumeClaimTemplates) != 1 || sts.Spec.VolumeClaimTemplates[0].Name != c.VolumeName {
+		t.Errorf("volumeClaimTemplates %+v", sts.Spec.VolumeClaimTemplates)
+	}
+	if sts.Spec.ServiceName != fullname+"-cassandra" {
+		t.Errorf("serviceName %s", sts.Spec.ServiceName)
+	}
+}
+
+// checkService asserts the headless Service selects the server's pods and
+// names its port flight (what discovery looks up).
+func checkService(t *testing.T, c Case, r *Rendering, pods []pod) {
+	var svc *corev1.Service
+	for _, o := range r.Objects {
+		if s, ok := o.Obj.(*corev1.Service); ok && s.Name == fullname {
+			svc = s
+		}
+	}
+	if svc == nil {
+		t.Fatalf("no Service %s", fullname)
+	}
+	if svc.Spec.ClusterIP != corev1.ClusterIPNone {
+		t.Errorf("Service not headless: clusterIP %q", svc.Spec.ClusterIP)
+	}
+	var flight bool
+	for _, p := range svc.Spec.Ports {
+		flight = flight || p.Name == "flight" && p.Port == flightPort && p.TargetPort == intstr.FromString("flight")
+	}
+	if !flight {
+		t.Errorf("Service ports %+v: none named flight", svc.Spec.Ports)
+	}
+	if c.Mode == "sidecar" {
+		want := map[string]string{}
+		for k, v := range c.Values["sidecar"].(map[string]any)["podSelector"].(map[string]any) {
+			want[k] = v.(string)
+		}
+		if !reflect.DeepEqual(svc.Spec.Selector, want) {
+			t.Errorf("Service selects %v, want the Cassandra pods' %v", svc.Spec.Selector, want)
+		}
+		return
+	}
+	for _, p := range pods {
+		checkSelector(t, svc.Spec.Selector, p.labels, "Service")
+	}
+}
+
+// checkRBAC asserts the Role grants exactly AllowedCalls, in the namespace,
+// bound to the pods' ServiceAccount; nothing cluster-wide.
+func checkRBAC(t *testing.T, c Case, r *Rendering) {
+	var roles []*rbacv1.Role
+	var bindings []*rbacv1.RoleBinding
+	var sas []*corev1.ServiceAccount
+	for _, o := range r.Objects {
+		switch obj := o.Obj.(type) {
+		case *rbacv1.Role:
+			roles = append(roles, obj)
+		case *rbacv1.RoleBinding:
+			bindings = append(bindings, obj)
+		case *rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding:
+			t.Errorf("%s: cluster-wide RBAC", o.Template)
+		case *corev1.ServiceAccount:
+			sas = append(sas, obj)
+		}
+	}
+	if !c.Discovery {
+		if len(roles)+len(bindings) != 0 {
+			t.Errorf("discovery off: %d Roles, %d RoleBindings", len(roles), len(bindings))
+		}
+		return
+	}
+	if len(roles) != 1 || len(bindings) != 1 {
+		t.Fatalf("%d Roles, %d RoleBindings, want 1 and 1", len(roles), len(bindings))
+	}
+	if !reflect.DeepEqual(roles[0].Rules, AllowedCalls) {
+		t.Errorf("Role rules %+v, want exactly %+v", roles[0].Rules, AllowedCalls)
+	}
+	b := bindings[0]
+	if b.RoleRef != (rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: roles[0].Name}) {
+		t.Errorf("RoleBinding refers to %+v", b.RoleRef)
+	}
+	wantSA := fullname
+	if sa, ok := c.Values["serviceAccount"].(map[string]any); ok && sa["create"] == false {
+		wantSA = sa["name"].(string)
+		if len(sas) != 0 {
+			t.Errorf("serviceAccount.create false, but a ServiceAccount rendered")
+		}
+	} else if len(sas) != 1 || sas[0].Name != wantSA || sas[0].AutomountServiceAccountToken == nil || *sas[0].AutomountServiceAccountToken {
+		t.Errorf("ServiceAccounts %+v, want %s without automount", sas, wantSA)
+	}
+	if len(b.Subjects) != 1 || b.Subjects[0] != (rbacv1.Subject{Kind: "ServiceAccount", Name: wantSA, Namespace: Namespace}) {
+		t.Errorf("RoleBinding subjects %+v, want ServiceAccount %s/%s", b.Subjects, Namespace, wantSA)
+	}
+}
+
+// checkMonitoring asserts the PodMonitor (default) or ServiceMonitor
+// selects the server's pods or Service, on its metrics port, with the
+// extra labels of the values.
+func checkMonitoring(t *testing.T, c Case, r *Rendering) {
+	var pms []*monitoringv1.PodMonitor
+	var sms []*monitoringv1.ServiceMonitor
+	var svc *corev1.Service
+	for _, o := range r.Objects {
+		switch obj := o.Obj.(type) {
+		case *monitoringv1.PodMonitor:
+			pms = append(pms, obj)
+		case *monitoringv1.ServiceMonitor:
+			sms = append(sms, obj)
+		case *corev1.Service:
+			if obj.Name == fullname {
+				svc = obj
+			}
+		}
+	}
+	m, _ := c.Values["metrics"].(map[string]any)
+	extra := func(kind string) map[string]any {
+		if mm, ok := m[kind].(map[string]any); ok {
+			if l, ok := mm["labels"].(map[string]any); ok {
+				return l
+			}
+		}
+		return nil
+	}
+	enabled := func(kind string, def bool) bool {
+		if mm, ok := m[kind].(map[string]any); ok && mm["enabled"] != nil {
+			return mm["enabled"].(bool)
+		}
+		return def
+	}
+	if want := enabled("podMonitor", true); want != (len(pms) == 1) || len(pms) > 1 {
+		t.Fatalf("%d PodMonitors, enabled %v", len(pms), want)
+	}
+	if want := enabled("serviceMonitor", false); want != (len(sms) == 1) || len(sms) > 1 {
+		t.Fatalf("%d ServiceMonitors, enabled %v", len(sms), want)
+	}
+	for _, pm := range pms {
+		if !reflect.DeepEqual(pm.Spec.Selector.MatchLabels, svc.Spec.Selector) {
+			t.Errorf("PodMonitor selects %v, the Service %v", pm.Spec.Selector.MatchLabels, svc.Spec.Selector)
+		}
+		if len(pm.Spec.PodMetricsEndpoints) != 1 || pm.Spec.PodMetricsEndpoints[0].Port == nil || *pm.Spec.PodMetricsEndpoints[0].Port != metricsPort {
+			t.Errorf("PodMonitor endpoints %+v", pm.Spec.PodMetricsEndpoints)
+		}
+		for k, v := range extra("podMonitor") {
+			if pm.Labels[k] != v {
+				t.Errorf("PodMonitor lacks label %s=%v", k, v)
+			}
+		}
+	}
+	for _, sm := range sms {
+		if !labels.SelectorFromSet(sm.Spec.Selector.MatchLabels).Matches(labels.Set(svc.Labels)) {
+			t.Errorf("ServiceMonitor selects %v, not the Service's labels %v", sm.Spec.Selector.MatchLabels, svc.Labels)
+		}
+		if len(sm.Spec.Endpoints) != 1 || sm.Spec.Endpoints[0].Port != "metrics" {
+			t.Errorf("ServiceMonitor endpoints %+v", sm.Spec.Endpoints)
+		}
+		for k, v := range extra("serviceMonitor") {
+			if sm.Labels[k] != v {
+				t.Errorf("ServiceMonitor lacks label %s=%v", k, v)
+			}
+		}
+	}
+}
+
+func checkNetworkPolicy(t *testing.T, c Case, r *Rendering) {
+	var nps []*networkingv1.NetworkPolicy
+	var svc *corev1.Service
+	for _, o := range r.Objects {
+		switch obj := o.Obj.(type) {
+		case *networkingv1.NetworkPolicy:
+			nps = append(nps, obj)
+		case *corev1.Service:
+			if obj.Name == fullname {
+				svc = obj
+			}
+		}
+	}
+	np, _ := c.Values["networkPolicy"].(map[string]any)
+	if want := np["enabled"] == true; want != (len(nps) == 1) {
+		t.Fatalf("%d NetworkPolicies, enabled %v", len(nps), want)
+	}
+	if len(nps) == 0 {
+		return
+	}
+	p := nps[0]
+	if !reflect.DeepEqual(p.Spec.PodSelector.MatchLabels, svc.Spec.Selector) {
+		t.Errorf("NetworkPolicy selects %v, the Service %v", p.Spec.PodSelector.MatchLabels, svc.Spec.Selector)
+	}
+	open := map[string]bool{}
+	for _, rule := range p.Spec.Ingress {
+		for _, port := range rule.Ports {
+			open[port.Port.String()] = true
+		}
+		if slices.ContainsFunc(rule.Ports, func(p networkingv1.NetworkPolicyPort) bool { return p.Port.String() == "flight" }) && len(rule.From) > 0 {
+			// The servers reach each other's Flight port.
+			if !reflect.DeepEqual(rule.From[0].PodSelector.MatchLabels, svc.Spec.Selector) {
+				t.Errorf("Flight rule %+v lets the servers not reach each other", rule.From)
+			}
+		}
+	}
+	if !open["flight"] || !open[metricsPort] {
+		t.Errorf("NetworkPolicy opens %v, want flight and %s", open, metricsPort)
+	}
+	if cassandraToo := c.Mode != "daemonset"; cassandraToo != open["9042"] {
+		t.Errorf("NetworkPolicy opens %v in mode %s: Cassandra's CQL port must stay open where the pods are Cassandra's", open, c.Mode)
+	}
+}
+
+// checkDashboard asserts the dashboard ConfigMap carries Grafana's sidecar
+// label and the chart's JSON file, which must equal the one in
+// deploy/grafana when that exists.
+func checkDashboard(t *testing.T, c Case, r *Rendering) {
+	var cm *corev1.ConfigMap
+	for _, o := range r.Objects {
+		if m, ok := o.Obj.(*corev1.ConfigMap); ok && m.Name == fullname+"-dashboard" {
+			cm = m
+		}
+	}
+	g, _ := c.Values["grafana"].(map[string]any)
+	if g != nil {
+		if cm != nil {
+			t.Error("dashboard disabled but rendered")
+		}
+		return
+	}
+	if cm == nil {
+		t.Fatal("no dashboard ConfigMap")
+	}
+	if cm.Labels["grafana_dashboard"] != "1" {
+		t.Errorf("dashboard labels %v lack grafana_dashboard: \"1\"", cm.Labels)
+	}
+	want, err := os.ReadFile(filepath.Join(ChartDir(), "dashboards", "sstable-flight.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm.Data["sstable-flight.json"] != strings.TrimRight(string(want), "\n") {
+		t.Errorf("dashboard ConfigMap differs from dashboards/sstable-flight.json")
+	}
+}
+
+// TestDashboardCopy asserts the chart's dashboard is deploy/grafana's.
+func TestDashboardCopy(t *testing.T) {
+	src := filepath.Join(ChartDir(), "..", "..", "deploy", "grafana", "sstable-flight.json")
+	want, err := os.ReadFile(src)
+	if os.IsNotExist(err) {
+		t.Skipf("%s not there yet", src)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(ChartDir(), "dashboards", "sstable-flight.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("helm/sstable-flight/dashboards/sstable-flight.json differs from deploy/grafana/sstable-flight.json: copy it over")
+	}
+}

@@ -1,0 +1,284 @@
+{{/*
+Names and labels. The full name is the release's, with the chart's name
+appended unless the release already carries it.
+*/}}
+{{- define "sstable-flight.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "sstable-flight.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "sstable-flight.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+app.kubernetes.io/name: {{ include "sstable-flight.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: sstable-flight
+{{- end -}}
+
+{{- define "sstable-flight.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "sstable-flight.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{/*
+The labels that select the pods the server runs in: the chart's own in
+statefulset and daemonset modes, the Cassandra pods' in sidecar mode.
+*/}}
+{{- define "sstable-flight.podSelector" -}}
+{{- if eq .Values.mode "sidecar" -}}
+{{- if not .Values.sidecar.podSelector -}}
+{{- fail "sidecar.podSelector: sidecar mode needs the labels of the Cassandra pods (the Service, PodMonitor and NetworkPolicy select them)" -}}
+{{- end -}}
+{{- toYaml .Values.sidecar.podSelector -}}
+{{- else -}}
+{{- include "sstable-flight.selectorLabels" . -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "sstable-flight.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "sstable-flight.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- required "serviceAccount.name: with serviceAccount.create false, name the account the pods run as" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "sstable-flight.image" -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+What the Cassandra beside the server looks like: its volume, mount path
+and owner. An empty value takes the default of the mode, in sidecar mode
+of sidecar.target.
+*/}}
+{{- define "sstable-flight.bitnami" -}}
+{{- if and (eq .Values.mode "sidecar") (eq .Values.sidecar.target "bitnami") -}}true{{- end -}}
+{{- end -}}
+
+{{- define "sstable-flight.cassandraVolume" -}}
+{{- if .Values.cassandra.volumeName -}}{{ .Values.cassandra.volumeName }}
+{{- else if include "sstable-flight.bitnami" . -}}data
+{{- else if eq .Values.mode "sidecar" -}}server-data
+{{- else -}}data
+{{- end -}}
+{{- end -}}
+
+{{- define "sstable-flight.cassandraMountPath" -}}
+{{- if .Values.cassandra.mountPath -}}{{ .Values.cassandra.mountPath }}
+{{- else if include "sstable-flight.bitnami" . -}}/bitnami/cassandra
+{{- else if eq .Values.mode "daemonset" -}}{{ .Values.daemonset.hostPath }}
+{{- else -}}/var/lib/cassandra
+{{- end -}}
+{{- end -}}
+
+{{- define "sstable-flight.cassandraUID" -}}
+{{- if not (kindIs "invalid" .Values.cassandra.uid) -}}{{ .Values.cassandra.uid }}
+{{- else if include "sstable-flight.bitnami" . -}}1001
+{{- else -}}999
+{{- end -}}
+{{- end -}}
+
+{{- define "sstable-flight.cassandraGID" -}}
+{{- if not (kindIs "invalid" .Values.cassandra.gid) -}}{{ .Values.cassandra.gid }}
+{{- else if include "sstable-flight.bitnami" . -}}1001
+{{- else -}}999
+{{- end -}}
+{{- end -}}
+
+{{/*
+The server's uid: hardlink snapshots link Cassandra's files, which the
+kernel (fs.protected_hardlinks) allows only to their owner or to a user
+who may write them; so in hardlink mode the server runs as Cassandra's
+uid, in live mode as 65532, an account that owns nothing.
+*/}}
+{{- define "sstable-flight.serverUID" -}}
+{{- if not (kindIs "invalid" .Values.server.runAsUser) -}}{{ .Values.server.runAsUser }}
+{{- else if eq .Values.snapshotMode "hardlink" -}}{{ include "sstable-flight.cassandraUID" . }}
+{{- else -}}65532
+{{- end -}}
+{{- end -}}
+
+{{- define "sstable-flight.ticketKeySecret" -}}
+{{- default (printf "%s-ticket-key" (include "sstable-flight.fullname" .)) .Values.ticketKey.existingSecret -}}
+{{- end -}}
+
+{{/*
+The server's container, the same in every mode (in sidecar mode merged
+into the Cassandra pod by the operator's values).
+*/}}
+{{- define "sstable-flight.container" -}}
+{{- $mount := include "sstable-flight.cassandraMountPath" . -}}
+{{- $live := eq .Values.snapshotMode "live" -}}
+name: sstable-flight
+image: {{ include "sstable-flight.image" . }}
+imagePullPolicy: {{ .Values.image.pullPolicy }}
+args:
+  - --data-dir={{ $mount }}/{{ .Values.cassandra.dataSubPath }}
+  - --snapshot-mode={{ .Values.snapshotMode }}
+  {{- if not $live }}
+  # On the data's own mount: a hard link cannot cross mounts.
+  - --snapshot-dir={{ $mount }}/sstable-flight-snapshots
+  {{- end }}
+  - --listen=:{{ .Values.server.flightPort }}
+  - --admin-listen=:{{ .Values.server.metricsPort }}
+  - --cassandra=$(POD_IP):{{ .Values.cassandra.cqlPort }}
+  {{- if .Values.cassandra.auth.user }}
+  - --cassandra-user={{ .Values.cassandra.auth.user }}
+  {{- end }}
+  - --log-level={{ .Values.server.logLevel }}
+  - --drain-timeout={{ .Values.server.drainTimeoutSeconds }}s
+  {{- if .Values.server.maxStreams }}
+  - --max-streams={{ .Values.server.maxStreams }}
+  {{- end }}
+  - --ticket-key-file=/etc/sstable-flight/ticket-key/{{ .Values.ticketKey.key }}
+  {{- if .Values.tls.enabled }}
+  - --tls-cert=/etc/sstable-flight/tls/tls.crt
+  - --tls-key=/etc/sstable-flight/tls/tls.key
+  {{- if .Values.tls.clientCA }}
+  - --tls-client-ca=/etc/sstable-flight/tls/ca.crt
+  {{- end }}
+  {{- end }}
+  {{- if .Values.auth.existingSecret }}
+  - --auth-token-file=/etc/sstable-flight/token/{{ .Values.auth.tokenKey }}
+  {{- end }}
+  {{- if .Values.metrics.open }}
+  - --metrics-open
+  {{- end }}
+  {{- if .Values.discovery.enabled }}
+  - --kube-service={{ include "sstable-flight.fullname" . }}
+  - --kube-namespace=$(POD_NAMESPACE)
+  - --kube-port-name=flight
+  {{- end }}
+  {{- range .Values.server.extraArgs }}
+  - {{ . | quote }}
+  {{- end }}
+env:
+  - name: POD_NAMESPACE
+    valueFrom: {fieldRef: {fieldPath: metadata.namespace}}
+  - name: POD_NAME
+    valueFrom: {fieldRef: {fieldPath: metadata.name}}
+  - name: POD_IP
+    valueFrom: {fieldRef: {fieldPath: status.podIP}}
+  {{- if .Values.cassandra.auth.existingSecret }}
+  - name: SSTF_CASSANDRA_PASSWORD
+    valueFrom:
+      secretKeyRef: {name: {{ .Values.cassandra.auth.existingSecret }}, key: {{ .Values.cassandra.auth.passwordKey }}}
+  {{- end }}
+  {{- with .Values.server.extraEnv }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+ports:
+  - name: flight
+    containerPort: {{ .Values.server.flightPort }}
+    protocol: TCP
+  - name: sstf-metrics
+    containerPort: {{ .Values.server.metricsPort }}
+    protocol: TCP
+{{- /* The kubelet's gRPC probe speaks no TLS: with TLS, a TCP probe. */}}
+{{- $probe := dict "grpc" (dict "port" (int .Values.server.flightPort) "service" "") }}
+{{- if .Values.tls.enabled }}
+{{- $probe = dict "tcpSocket" (dict "port" "flight") }}
+{{- end }}
+startupProbe:
+  {{- toYaml $probe | nindent 2 }}
+  periodSeconds: 5
+  failureThreshold: 60
+readinessProbe:
+  {{- toYaml $probe | nindent 2 }}
+  periodSeconds: 10
+  failureThreshold: 3
+livenessProbe:
+  {{- toYaml $probe | nindent 2 }}
+  periodSeconds: 10
+  timeoutSeconds: 5
+  failureThreshold: 6
+resources:
+  {{- toYaml .Values.server.resources | nindent 2 }}
+securityContext:
+  runAsNonRoot: true
+  runAsUser: {{ include "sstable-flight.serverUID" . }}
+  runAsGroup: {{ include "sstable-flight.cassandraGID" . }}
+  readOnlyRootFilesystem: true
+  allowPrivilegeEscalation: false
+  privileged: false
+  capabilities: {drop: [ALL]}
+  seccompProfile: {type: RuntimeDefault}
+volumeMounts:
+  - name: {{ include "sstable-flight.cassandraVolume" . }}
+    mountPath: {{ $mount }}
+    readOnly: {{ $live }}
+  - name: sstf-tmp
+    mountPath: /tmp
+  - name: sstf-ticket-key
+    mountPath: /etc/sstable-flight/ticket-key
+    readOnly: true
+  {{- if .Values.tls.enabled }}
+  - name: sstf-tls
+    mountPath: /etc/sstable-flight/tls
+    readOnly: true
+  {{- end }}
+  {{- if .Values.auth.existingSecret }}
+  - name: sstf-token
+    mountPath: /etc/sstable-flight/token
+    readOnly: true
+  {{- end }}
+  {{- if .Values.discovery.enabled }}
+  - name: sstf-kube-api-access
+    mountPath: /var/run/secrets/kubernetes.io/serviceaccount
+    readOnly: true
+  {{- end }}
+{{- end -}}
+
+{{/*
+The volumes the container needs besides Cassandra's. The API token is
+projected into the server's container only, so the pod needs no
+automounted token (Cassandra's container gets none).
+*/}}
+{{- define "sstable-flight.volumes" -}}
+- name: sstf-tmp
+  emptyDir: {sizeLimit: {{ .Values.server.tmpSizeLimit }}}
+- name: sstf-ticket-key
+  secret: {secretName: {{ include "sstable-flight.ticketKeySecret" . }}, defaultMode: 0440}
+{{- if .Values.tls.enabled }}
+- name: sstf-tls
+  secret: {secretName: {{ required "tls.existingSecret: TLS needs a kubernetes.io/tls Secret" .Values.tls.existingSecret }}, defaultMode: 0440}
+{{- end }}
+{{- if .Values.auth.existingSecret }}
+- name: sstf-token
+  secret: {secretName: {{ .Values.auth.existingSecret }}, defaultMode: 0440}
+{{- end }}
+{{- if .Values.discovery.enabled }}
+- name: sstf-kube-api-access
+  projected:
+    defaultMode: 0444
+    sources:
+      - serviceAccountToken: {path: token, expirationSeconds: 3607}
+      - configMap:
+          name: kube-root-ca.crt
+          items: [{key: ca.crt, path: ca.crt}]
+      - downwardAPI:
+          items: [{path: namespace, fieldRef: {fieldPath: metadata.namespace}}]
+{{- end }}
+{{- end -}}
+
+{{- define "sstable-flight.terminationGrace" -}}
+{{- add .Values.server.drainTimeoutSeconds 10 -}}
+{{- end -}}
