@@ -77,10 +77,15 @@ func Load() (*chart.Chart, error) {
 // Render renders the chart with values as release "sstf" in Namespace,
 // validating values against values.schema.json, and decodes every object.
 func Render(c *chart.Chart, values map[string]any) (*Rendering, error) {
+	return RenderIn(c, values, Namespace)
+}
+
+// RenderIn is Render for a release in namespace ns.
+func RenderIn(c *chart.Chart, values map[string]any, ns string) (*Rendering, error) {
 	caps := chartutil.DefaultCapabilities.Copy()
 	caps.KubeVersion = chartutil.KubeVersion{Version: "v1.34.0", Major: "1", Minor: "34"}
 	vals, err := chartutil.ToRenderValues(c, values, chartutil.ReleaseOptions{
-		Name: "sstf", Namespace: Namespace, Revision: 1, IsInstall: true,
+		Name: "sstf", Namespace: ns, Revision: 1, IsInstall: true,
 	}, caps)
 	if err != nil {
 		return nil, fmt.Errorf("values: %w", err)
