@@ -300,8 +300,12 @@ func checkServerContainer(t *testing.T, c Case, p pod) {
 		t.Errorf("%s: Cassandra's volume at %s readOnly=%v subPath=%q, want %s readOnly=%v", where, cass.MountPath, cass.ReadOnly, cass.SubPath, c.MountPath, c.Live)
 	}
 	args := flags(ct.Args)
-	if args["--data-dir"] != c.MountPath+"/data" {
-		t.Errorf("%s: --data-dir %q", where, args["--data-dir"])
+	wantData := c.DataDir
+	if wantData == "" {
+		wantData = c.MountPath + "/data"
+	}
+	if args["--data-dir"] != wantData {
+		t.Errorf("%s: --data-dir %q, want %q", where, args["--data-dir"], wantData)
 	}
 	mode := "hardlink"
 	if c.Live {

@@ -10,6 +10,7 @@ type Case struct {
 	Live       bool   // snapshotMode live: a read-only mount, uid 65532
 	MountPath  string // where Cassandra's volume is mounted
 	VolumeName string // Cassandra's volume
+	DataDir    string // --data-dir
 	CassUID    int64  // the owner of Cassandra's files
 	TLS        bool
 	Discovery  bool
@@ -56,11 +57,11 @@ var Matrix = []Case{
 		"metrics": map[string]any{"podMonitor": map[string]any{"labels": map[string]any{"release": "kube-prometheus-stack"}}}},
 		Mode: "sidecar", Live: true, MountPath: "/var/lib/cassandra", VolumeName: "server-data", CassUID: 999, Discovery: true},
 	{Name: "sidecar-bitnami", Values: map[string]any{"mode": "sidecar", "sidecar": map[string]any{"target": "bitnami", "podSelector": bitnamiSelector}},
-		Mode: "sidecar", MountPath: "/bitnami/cassandra", VolumeName: "data", CassUID: 1001, Discovery: true},
+		Mode: "sidecar", MountPath: "/bitnami/cassandra", VolumeName: "data", DataDir: "/bitnami/cassandra/data/data", CassUID: 1001, Discovery: true},
 	{Name: "sidecar-bitnami-live-netpol", Values: map[string]any{"mode": "sidecar", "snapshotMode": "live", "sidecar": map[string]any{"target": "bitnami", "podSelector": bitnamiSelector},
 		"networkPolicy":  map[string]any{"enabled": true, "metricsFrom": []any{map[string]any{"namespaceSelector": map[string]any{"matchLabels": map[string]any{"kubernetes.io/metadata.name": "monitoring"}}}}},
 		"serviceAccount": map[string]any{"create": false, "name": "cassandra"}},
-		Mode: "sidecar", Live: true, MountPath: "/bitnami/cassandra", VolumeName: "data", CassUID: 1001, Discovery: true},
+		Mode: "sidecar", Live: true, MountPath: "/bitnami/cassandra", VolumeName: "data", DataDir: "/bitnami/cassandra/data/data", CassUID: 1001, Discovery: true},
 	{Name: "statefulset-no-discovery", Values: map[string]any{"discovery": map[string]any{"enabled": false}, "grafana": map[string]any{"dashboard": map[string]any{"enabled": false}}},
 		Mode: "statefulset", MountPath: "/var/lib/cassandra", VolumeName: "data", CassUID: 999},
 }

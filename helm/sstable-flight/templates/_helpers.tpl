@@ -89,6 +89,12 @@ of sidecar.target.
 {{- end -}}
 {{- end -}}
 
+{{- define "sstable-flight.dataDir" -}}
+{{- $sub := .Values.cassandra.dataSubPath -}}
+{{- if not $sub -}}{{- $sub = ternary "data/data" "data" (eq (include "sstable-flight.bitnami" .) "true") -}}{{- end -}}
+{{- printf "%s/%s" (include "sstable-flight.cassandraMountPath" .) $sub -}}
+{{- end -}}
+
 {{- define "sstable-flight.cassandraUID" -}}
 {{- if not (kindIs "invalid" .Values.cassandra.uid) -}}{{ .Values.cassandra.uid }}
 {{- else if include "sstable-flight.bitnami" . -}}1001
@@ -131,7 +137,7 @@ name: sstable-flight
 image: {{ include "sstable-flight.image" . }}
 imagePullPolicy: {{ .Values.image.pullPolicy }}
 args:
-  - --data-dir={{ $mount }}/{{ .Values.cassandra.dataSubPath }}
+  - --data-dir={{ include "sstable-flight.dataDir" . }}
   - --snapshot-mode={{ .Values.snapshotMode }}
   {{- if not $live }}
   # On the data's own mount: a hard link cannot cross mounts.
