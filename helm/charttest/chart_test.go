@@ -450,18 +450,33 @@ func checkCassandra(t *testing.T, c Case, sts *appsv1.StatefulSet) {
 	}
 }
 
+// objectsOf gives the rendered objects of type T, in order.
+func objectsOf[T any](r *Rendering) []T {
+	var out []T
+	for _, o := range r.Objects {
+		if obj, ok := o.Obj.(T); ok {
+			out = append(out, obj)
+		}
+	}
+	return out
+}
+
+// service gives the chart's headless Service.
+func service(t *testing.T, r *Rendering) *corev1.Service {
+	t.Helper()
+	for _, s := range objectsOf[*corev1.Service](r) {
+		if s.Name == fullname {
+			return s
+		}
+	}
+	t.Fatalf("no Service %s", fullname)
+	return nil
+}
+
 // checkService asserts the headless Service selects the server's pods and
 // names its port flight (what discovery looks up).
 func checkService(t *testing.T, c Case, r *Rendering, pods []pod) {
-	var svc *corev1.Service
-	for _, o := range r.Objects {
-		if s, ok := o.Obj.(*corev1.Service); ok && s.Name == fullname {
-			svc = s
-		}
-	}
-	if svc == nil {
-		t.Fatalf("no Service %s", fullname)
-	}
+	svc := service(t, r)
 	if svc.Spec.ClusterIP != corev1.ClusterIPNone {
 		t.Errorf("Service not headless: clusterIP %q", svc.Spec.ClusterIP)
 	}
@@ -539,21 +554,9 @@ func checkRBAC(t *testing.T, c Case, r *Rendering) {
 // selects the server's pods or Service, on its metrics port, with the
 // extra labels of the values.
 func checkMonitoring(t *testing.T, c Case, r *Rendering) {
-	var pms []*monitoringv1.PodMonitor
-	var sms []*monitoringv1.ServiceMonitor
-	var svc *corev1.Service
-	for _, o := range r.Objects {
-		switch obj := o.Obj.(type) {
-		case *monitoringv1.PodMonitor:
-			pms = append(pms, obj)
-		case *monitoringv1.ServiceMonitor:
-			sms = append(sms, obj)
-		case *corev1.Service:
-			if obj.Name == fullname {
-				svc = obj
-			}
-		}
-	}
+	pms := objectsOf[*monitoringv1.PodMonitor](r)
+	sms := objectsOf[*monitoringv1.ServiceMonitor](r)
+	svc := service(t, r)
 	m, _ := c.Values["metrics"].(map[string]any)
 	extra := func(kind string) map[string]any {
 		if mm, ok := m[kind].(map[string]any); ok {
@@ -604,18 +607,8 @@ func checkMonitoring(t *testing.T, c Case, r *Rendering) {
 }
 
 func checkNetworkPolicy(t *testing.T, c Case, r *Rendering) {
-	var nps []*networkingv1.NetworkPolicy
-	var svc *corev1.Service
-	for _, o := range r.Objects {
-		switch obj := o.Obj.(type) {
-		case *networkingv1.NetworkPolicy:
-			nps = append(nps, obj)
-		case *corev1.Service:
-			if obj.Name == fullname {
-				svc = obj
-			}
-		}
-	}
+	nps := objectsOf[*networkingv1.NetworkPolicy](r)
+	svc := service(t, r)
 	np, _ := c.Values["networkPolicy"].(map[string]any)
 	if want := np["enabled"] == true; want != (len(nps) == 1) {
 		t.Fatalf("%d NetworkPolicies, enabled %v", len(nps), want)
