@@ -3,25 +3,15 @@ package flightserver_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	gocql "github.com/apache/cassandra-gocql-driver/v2"
-	"github.com/google/uuid"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -29,157 +19,29 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/cluster"
 	"github.com/sstable-flight/sstable-flight/flightserver"
-	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
-	"github.com/sstable-flight/sstable-flight/snapshot"
+	"github.com/sstable-flight/sstable-flight/internal/ringtest"
 )
 
 // ringRows is how many partitions the ring tests write: enough that each
 // server's share of rows is its share of the ring within a percent or two.
 const ringRows = 6000
 
-// ringFixture is the shared three-node cluster with keyspace plan_ring
-// at RF 2 (SimpleStrategy) written through CQL at consistency ALL and
-// flushed on every node, and one server per node reading that node's
-// data directory in place, all three sharing one ticket key and finding
-// each other through a static peer list.
+// ringFixture is internal/ringtest's ring over keyspace plan_ring, with a
+// client of each server.
 type ringFixture struct {
-	nodes   []*cassandratest.Node
-	top     *cluster.Topology
-	m       cluster.ReplicaMap
-	uris    []string // server i serves nodes[i]
-	byURI   map[string]int
+	*ringtest.Fixture
 	clients []flight.Client
-	want    map[int32]string // SELECT * at consistency ALL
-	keyFile string
-	stops   []func() // stops[i] shuts server i down
 }
 
 func newRingFixture(t *testing.T) *ringFixture {
 	t.Helper()
-	c := cassandratest.SharedCluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	f := &ringFixture{nodes: c.Nodes, byURI: map[string]int{}, want: map[int32]string{}}
-	s, err := c.Nodes[0].Session()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	cassandratest.Exec(t, s, "DROP KEYSPACE IF EXISTS plan_ring",
-		"CREATE KEYSPACE plan_ring WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}",
-		"CREATE TABLE plan_ring.kv (k int PRIMARY KEY, v text)")
-	var wg sync.WaitGroup
-	errs := make(chan error, ringRows)
-	for w := range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := w; k < ringRows; k += 16 {
-				if err := s.Query("INSERT INTO plan_ring.kv (k, v) VALUES (?, ?)", k, fmt.Sprintf("v%d", k)).Consistency(gocql.All).Exec(); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatalf("write plan_ring.kv at ALL: %v", err)
-	}
-	for _, n := range c.Nodes {
-		if out, err := n.NodeTool(ctx, "flush", "plan_ring"); err != nil {
-			t.Fatalf("flush %s: %v: %s", n.IP(), err, out)
-		}
-	}
-	iter := s.Query("SELECT k, v FROM plan_ring.kv").Consistency(gocql.All).Iter()
-	var (
-		k int32
-		v string
-	)
-	for iter.Scan(&k, &v) {
-		f.want[k] = v
-	}
-	if err := iter.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if len(f.want) != ringRows {
-		t.Fatalf("CQL at ALL: %d rows, want %d", len(f.want), ringRows)
-	}
-	if f.top, err = cluster.Discover(ctx, s); err != nil {
-		t.Fatal(err)
-	}
-	if f.m, err = f.top.Replicas("plan_ring"); err != nil {
-		t.Fatal(err)
-	}
-
-	key := make([]byte, 32)
-	rand.Read(key)
-	f.keyFile = filepath.Join(t.TempDir(), "ticket.key")
-	if err := os.WriteFile(f.keyFile, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// Listen first, so that the peer list names every server before
-	// any starts.
-	var lis []net.Listener
-	peers := cluster.StaticPeers{}
-	for _, n := range c.Nodes {
-		l, err := net.Listen("tcp", net.JoinHostPort(n.IP(), "0"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		lis = append(lis, l)
-		uri := "grpc://" + l.Addr().String()
-		f.byURI[uri] = len(f.uris)
-		f.uris = append(f.uris, uri)
-		peers[n.IP()] = uri
-	}
-	for i, n := range c.Nodes {
-		f.serve(t, n, lis[i], peers)
-		f.clients = append(f.clients, dialURI(t, f.uris[i]))
+	f := &ringFixture{Fixture: ringtest.New(t, ringtest.Options{Keyspace: "plan_ring", Rows: ringRows,
+		Allocator: flightserver.NewPoolAllocator})}
+	for _, uri := range f.URIs {
+		f.clients = append(f.clients, dialURI(t, uri))
 	}
 	return f
-}
-
-// serve runs a server over node's data directory on lis, with peers.
-func (f *ringFixture) serve(t *testing.T, n *cassandratest.Node, lis net.Listener, peers cluster.PeerSource) {
-	t.Helper()
-	s, err := n.Session()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	mem := memory.NewCheckedAllocator(flightserver.NewPoolAllocator())
-	srv, err := flightserver.New(flightserver.Config{
-		DataDir:       n.DataDir(),
-		Allocator:     mem,
-		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Snapshot:      snapshot.Config{Mode: snapshot.Live},
-		Schemas:       flightserver.NewCatalogSchemas(catalog.New(catalog.Options{Session: s})),
-		TicketKeyFile: f.keyFile,
-		Cluster: &flightserver.ClusterConfig{
-			Discover: func(ctx context.Context) (*cluster.Topology, error) { return cluster.Discover(ctx, s) },
-			Peers:    peers,
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { srv.Serve(lis); close(done) }()
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			srv.Shutdown(ctx)
-			<-done
-			mem.AssertSize(t, 0)
-		})
-	}
-	f.stops = append(f.stops, stop)
-	t.Cleanup(stop)
 }
 
 func dialURI(t *testing.T, uri string) flight.Client {
@@ -264,7 +126,7 @@ func TestRingScan(t *testing.T) {
 					t.Fatalf("endpoint ticket %+v: want a ring ticket of a range", tk)
 				}
 				r := cluster.Range{Start: cluster.Token(tk.Range[0]), End: cluster.Token(tk.Range[1])}
-				rr := f.m.For(r.End)
+				rr := f.M.For(r.End)
 				if !rr.Range.Contains(r.End) || r.Start < rr.Range.Start && rr.Range.Start < rr.Range.End {
 					t.Fatalf("split %s is not within one ring range (%s)", r, rr.Range)
 				}
@@ -272,24 +134,24 @@ func TestRingScan(t *testing.T) {
 					t.Fatalf("split %s: %d locations, want its %d replicas' servers", r, len(ep.Location), len(rr.Replicas))
 				}
 				for _, loc := range ep.Location {
-					i, ok := f.byURI[loc.Uri]
-					if !ok || !rr.Replicates(f.node(t, i)) {
+					i, ok := f.ByURI[loc.Uri]
+					if !ok || !rr.Replicates(f.Node(t, i)) {
 						t.Fatalf("split %s: location %s is not the server of a replica (%v)", r, loc.Uri, rr.Replicas)
 					}
 				}
-				first := f.byURI[ep.Location[0].Uri]
+				first := f.ByURI[ep.Location[0].Uri]
 				served[first] += readRingRows(t, f.clients[first], ep.Ticket, got)
 			}
-			if len(got) != len(f.want) {
-				t.Fatalf("scan read %d rows, CQL at ALL has %d", len(got), len(f.want))
+			if len(got) != len(f.Want) {
+				t.Fatalf("scan read %d rows, CQL at ALL has %d", len(got), len(f.Want))
 			}
-			for k, v := range f.want {
+			for k, v := range f.Want {
 				if got[k] != v {
 					t.Fatalf("key %d: read %q, CQL has %q", k, got[k], v)
 				}
 			}
 			for i, n := range served {
-				share := float64(n) / float64(len(f.want))
+				share := float64(n) / float64(len(f.Want))
 				t.Logf("server %d served %d rows (%.1f%%)", i+1, n, 100*share)
 				if share < 1.0/3-0.1 || share > 1.0/3+0.1 {
 					t.Errorf("server %d served %.1f%% of the rows, want 1/3 ± 10%%", i+1, 100*share)
@@ -297,19 +159,6 @@ func TestRingScan(t *testing.T) {
 			}
 		})
 	}
-}
-
-// node is the host ID of server i's node.
-func (f *ringFixture) node(t *testing.T, i int) uuid.UUID {
-	t.Helper()
-	ip := f.nodes[i].IP()
-	for _, n := range f.top.Ring.Nodes() {
-		if n.Broadcast.String() == ip {
-			return n.HostID
-		}
-	}
-	t.Fatalf("no ring node at %s", ip)
-	return uuid.Nil
 }
 
 // TestRingPointReadAndOwnership: a fully bound key plans one endpoint on
@@ -325,8 +174,8 @@ func TestRingPointReadAndOwnership(t *testing.T) {
 			t.Fatal(err)
 		}
 		var info flightserver.NodeInfo
-		if err := json.Unmarshal(body, &info); err != nil || info.HostID != f.node(t, i).String() {
-			t.Fatalf("server %d node-info %s (%v), want host %s", i+1, body, err, f.node(t, i))
+		if err := json.Unmarshal(body, &info); err != nil || info.HostID != f.Node(t, i).String() {
+			t.Fatalf("server %d node-info %s (%v), want host %s", i+1, body, err, f.Node(t, i))
 		}
 	}
 
@@ -340,19 +189,19 @@ func TestRingPointReadAndOwnership(t *testing.T) {
 	}
 	ep := info.Endpoint[0]
 	key := []byte{0, 0, 0, 42}
-	rr := f.m.For(cluster.KeyToken(key))
+	rr := f.M.For(cluster.KeyToken(key))
 	if len(ep.Location) != len(rr.Replicas) {
 		t.Fatalf("point read: %d locations, want %d", len(ep.Location), len(rr.Replicas))
 	}
 	for _, loc := range ep.Location {
-		if !rr.Replicates(f.node(t, f.byURI[loc.Uri])) {
+		if !rr.Replicates(f.Node(t, f.ByURI[loc.Uri])) {
 			t.Fatalf("point read location %s is not a replica's server", loc.Uri)
 		}
 	}
 	got := map[int32]string{}
-	readRingRows(t, f.clients[f.byURI[ep.Location[0].Uri]], ep.Ticket, got)
-	if len(got) != 1 || got[42] != f.want[42] {
-		t.Fatalf("point read %v, want k=42 %q", got, f.want[42])
+	readRingRows(t, f.clients[f.ByURI[ep.Location[0].Uri]], ep.Ticket, got)
+	if len(got) != 1 || got[42] != f.Want[42] {
+		t.Fatalf("point read %v, want k=42 %q", got, f.Want[42])
 	}
 
 	// Every server refuses the scan endpoints whose range its node does
@@ -366,7 +215,7 @@ func TestRingPointReadAndOwnership(t *testing.T) {
 		tk := ticketPayload(t, ep.Ticket.Ticket)
 		r := cluster.Range{Start: cluster.Token(tk.Range[0]), End: cluster.Token(tk.Range[1])}
 		for i, c := range f.clients {
-			if f.m.For(r.End).Replicates(f.node(t, i)) {
+			if f.M.For(r.End).Replicates(f.Node(t, i)) {
 				continue
 			}
 			stream, err := c.DoGet(ctx, ep.Ticket)
@@ -386,12 +235,12 @@ func TestRingPointReadAndOwnership(t *testing.T) {
 	// A planner whose peer list swaps nodes 2 and 3 proves neither: each
 	// answers node-info for the other node. It plans only on node 1's
 	// server, and a range only nodes 2 and 3 replicate is UNAVAILABLE.
-	lis, err := net.Listen("tcp", net.JoinHostPort(f.nodes[0].IP(), "0"))
+	lis, err := net.Listen("tcp", net.JoinHostPort(f.Nodes[0].IP(), "0"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	swapped := cluster.StaticPeers{f.nodes[0].IP(): "grpc://" + lis.Addr().String(), f.nodes[1].IP(): f.uris[2], f.nodes[2].IP(): f.uris[1]}
-	f.serve(t, f.nodes[0], lis, swapped)
+	swapped := cluster.StaticPeers{f.Nodes[0].IP(): "grpc://" + lis.Addr().String(), f.Nodes[1].IP(): f.URIs[2], f.Nodes[2].IP(): f.URIs[1]}
+	f.Serve(t, 0, f.Nodes[0], lis, swapped)
 	bad := dialURI(t, "grpc://"+lis.Addr().String())
 	_, err = bad.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{"plan_ring", "kv"}})
 	if status.Code(err) != codes.Unavailable || !strings.Contains(err.Error(), "proved it serves its node") {
@@ -399,7 +248,7 @@ func TestRingPointReadAndOwnership(t *testing.T) {
 	}
 	for k := int32(0); k < 200; k++ {
 		key := []byte{0, 0, byte(k >> 8), byte(k)}
-		if !f.m.For(cluster.KeyToken(key)).Replicates(f.node(t, 0)) {
+		if !f.M.For(cluster.KeyToken(key)).Replicates(f.Node(t, 0)) {
 			continue
 		}
 		cmd := fmt.Appendf(nil, `{"version":1,"keyspace":"plan_ring","table":"kv","keys":[{"k":%d}]}`, k)
@@ -416,7 +265,7 @@ func TestRingPointReadAndOwnership(t *testing.T) {
 	// A keyspace created after the servers read their rings is planned
 	// at once: the planner reads its ring again rather than wait for the
 	// next refresh (30 s).
-	s, err := f.nodes[0].Session()
+	s, err := f.Nodes[0].Session()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,7 +292,7 @@ func TestRingPointReadAndOwnership(t *testing.T) {
 	// With node 2's server stopped the scan planned by server 1 still
 	// reads every row once, each endpoint from the first of its
 	// locations that answers, as a client falls back.
-	f.stops[1]()
+	f.Stops[1]()
 	scan, err = f.clients[0].GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{"plan_ring", "kv"}})
 	if err != nil {
 		t.Fatal(err)
@@ -459,7 +308,7 @@ func TestRingPointReadAndOwnership(t *testing.T) {
 	for _, ep := range scan.Endpoint {
 		read := false
 		for _, loc := range ep.Location {
-			i := f.byURI[loc.Uri]
+			i := f.ByURI[loc.Uri]
 			if i == 1 {
 				continue // stopped (UNAVAILABLE, above): a client moves on
 			}
@@ -471,7 +320,7 @@ func TestRingPointReadAndOwnership(t *testing.T) {
 			t.Fatalf("endpoint %v: no location but the stopped server", ep.Location)
 		}
 	}
-	if len(got) != len(f.want) {
-		t.Fatalf("scan with a server stopped read %d rows, CQL at ALL has %d", len(got), len(f.want))
+	if len(got) != len(f.Want) {
+		t.Fatalf("scan with a server stopped read %d rows, CQL at ALL has %d", len(got), len(f.Want))
 	}
 }

@@ -75,7 +75,12 @@ type Config struct {
 	// arms run the same shape for the same op.
 	Mix []MixEntry
 
-	Token       string // bearer token for the Flight server, and for its /metrics
+	Token string // bearer token for the Flight server, and for its /metrics
+	// CAFile is a PEM file of the CA that signed the servers'
+	// certificates: with it the planning connection and every grpc+tls
+	// location are dialled with TLS verified against it (grpc+tls
+	// locations without it: the system's roots).
+	CAFile      string
 	MetricsURL  string // the server's /metrics; empty skips server figures
 	DialOptions []grpc.DialOption
 

@@ -6,6 +6,11 @@
 // same shape over the same keys through Cassandra's CQL path so that every
 // figure comes with a ratio from one run.
 //
+// Endpoints are read where their FlightInfo says (locations.go): on a
+// cluster (docs/architecture.md, "Ring, peers and planning") each from
+// the first of its replicas' servers that answers, and the report says
+// how many rows each server served.
+//
 // It talks to the server only through Flight (and to Cassandra only through
 // CQL), so what it measures is what users get.
 //
@@ -13,6 +18,8 @@
 //
 //	config.go     Config, defaults and checks
 //	flight.go     the Flight client: dialing, bearer token, reading streams
+//	locations.go  each endpoint read from its locations, in order, moving
+//	              on from one that fails UNAVAILABLE before its first batch
 //	schema.go     the table's partition key, from the Flight schema's metadata
 //	literal.go    Arrow key values back to JSON command literals and CQL values
 //	sample.go     the seeded sample of real partition keys

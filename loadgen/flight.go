@@ -30,7 +30,14 @@ func (r *Result) add(o Result) { r.Rows += o.Rows; r.Bytes += o.Bytes }
 // do. The caller's dial options (a test's delaying interceptor) come
 // after ours.
 func DialFlight(cfg *Config) (flight.Client, error) {
-	opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+	creds := insecure.NewCredentials()
+	if cfg.CAFile != "" {
+		var err error
+		if creds, err = caCredentials(cfg.CAFile); err != nil {
+			return nil, fmt.Errorf("dial flight server %s: %w", cfg.Addr, err)
+		}
+	}
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(creds)}
 	if cfg.Token != "" {
 		opts = append(opts, bearer(cfg.Token)...)
 	}
@@ -58,38 +65,39 @@ func bearer(token string) []grpc.DialOption {
 	}
 }
 
-// readStream reads one endpoint to its end, counting rows and Arrow
-// buffer bytes; the batches are released as they come, as a client that
-// consumes them would.
-func readStream(ctx context.Context, c flight.Client, t *flight.Ticket) (Result, error) {
-	var res Result
+// readStream reads one endpoint to its end, counting rows, Arrow buffer
+// bytes and record batches (Locations moves on to another location only
+// before the first); the batches are released as they come, as a client
+// that consumes them would.
+func readStream(ctx context.Context, c flight.Client, t *flight.Ticket) (res Result, batches int, err error) {
 	stream, err := c.DoGet(ctx, t)
 	if err != nil {
-		return res, fmt.Errorf("do get: %w", err)
+		return res, 0, fmt.Errorf("do get: %w", err)
 	}
 	rd, err := flight.NewRecordReader(stream, ipc.WithAllocator(memory.DefaultAllocator))
 	if err != nil {
-		return res, fmt.Errorf("read stream schema: %w", err)
+		return res, 0, fmt.Errorf("read stream schema: %w", err)
 	}
 	defer rd.Release()
 	for rd.Next() {
 		rec := rd.RecordBatch()
 		res.Rows += rec.NumRows()
 		res.Bytes += arrowsize.RecordBytes(rec)
+		batches++
 	}
 	if err := rd.Err(); err != nil {
-		return res, fmt.Errorf("read stream: %w", err)
+		return res, batches, fmt.Errorf("read stream: %w", err)
 	}
-	return res, nil
+	return res, batches, nil
 }
 
-// ReadEndpoints reads every endpoint of an op, at most fanout at once
-// (0: all at once), counting rows and Arrow buffer bytes. The first
-// failure cancels the others and is the op's error: an op either reads
-// everything or counts as failed.
-func ReadEndpoints(ctx context.Context, c flight.Client, eps []*flight.FlightEndpoint, fanout int) (Result, error) {
+// ReadEndpoints reads every endpoint of an op, each from its locations
+// (Locations), at most fanout at once (0: all at once), counting rows
+// and Arrow buffer bytes. The first failure cancels the others and is
+// the op's error: an op either reads everything or counts as failed.
+func ReadEndpoints(ctx context.Context, l *Locations, eps []*flight.FlightEndpoint, fanout int) (Result, error) {
 	if len(eps) == 1 {
-		return readStream(ctx, c, eps[0].Ticket)
+		return l.read(ctx, eps[0])
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -108,7 +116,7 @@ func ReadEndpoints(ctx context.Context, c flight.Client, eps []*flight.FlightEnd
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			r, err := readStream(ctx, c, ep.Ticket)
+			r, err := l.read(ctx, ep)
 			mu.Lock()
 			defer mu.Unlock()
 			total.add(r)

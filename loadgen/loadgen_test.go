@@ -14,26 +14,26 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/apache/arrow-go/v18/arrow/flight"
-
 	"github.com/sstable-flight/sstable-flight/flightserver"
 )
 
-// connect applies cfg's defaults, dials its server (closed when the test
-// ends) and loads the schema of its table, as Run does before a ramp.
-func connect(t *testing.T, cfg *Config) (flight.Client, *TableSchema) {
+// connect applies cfg's defaults, dials its server (closed, with the
+// locations' connections, when the test ends) and loads the schema of
+// its table, as Run does before a ramp.
+func connect(t *testing.T, cfg *Config) (*Locations, *TableSchema) {
 	t.Helper()
 	cfg.defaults()
 	c, err := DialFlight(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	l := NewLocations(cfg, c)
+	t.Cleanup(func() { l.Close(); c.Close() })
 	s, err := loadSchema(context.Background(), c, cfg.Keyspace, cfg.Table)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, s
+	return l, s
 }
 
 // target dials the test server and builds the Flight arm of cfg, for

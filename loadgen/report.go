@@ -69,6 +69,27 @@ func (r *reporter) shapeDesc(arm string) string {
 	return c.Shape
 }
 
+// served prints what each location served over the run, when the plans
+// named any location (a ring plan); a single server's run prints none.
+func (r *reporter) served(locs []LocationServed) {
+	if len(locs) == 0 || len(locs) == 1 && locs[0].Location == PlannerLocation {
+		return
+	}
+	var total int64
+	for _, l := range locs {
+		total += l.Rows
+	}
+	out := r.cfg.Out
+	fmt.Fprintf(out, "\nrows served per location (whole run):\n")
+	for _, l := range locs {
+		share := 0.0
+		if total > 0 {
+			share = 100 * float64(l.Rows) / float64(total)
+		}
+		fmt.Fprintf(out, "  %-40s %11d rows %5.1f%%  %8d endpoints  %6d skipped\n", l.Location, l.Rows, share, l.Endpoints, l.Skipped)
+	}
+}
+
 // step writes one step everywhere it goes.
 func (r *reporter) step(s Step) error {
 	out := r.cfg.Out

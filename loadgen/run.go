@@ -13,6 +13,10 @@ type Report struct {
 	Sample *Sample // nil for shapes that read no keys
 	Flight []Step
 	CQL    []Step // empty without CompareCQL
+	// Served is what each Flight location served over the whole run
+	// (key sampling included), in location order: on a ring plan, the
+	// rows each server read.
+	Served []LocationServed
 }
 
 // Run samples keys when the shape needs them, runs the ramp against the
@@ -29,6 +33,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	defer fc.Close()
+	locs := NewLocations(&cfg, fc)
+	defer locs.Close()
 	rep := &Report{}
 	if rep.Schema, err = loadSchema(ctx, fc, cfg.Keyspace, cfg.Table); err != nil {
 		return nil, err
@@ -41,21 +47,24 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	if keys {
 		t0 := time.Now()
-		if rep.Sample, err = sampleKeys(ctx, fc, rep.Schema, cfg.Keys, cfg.ScanSplits, cfg.Seed, clustering); err != nil {
+		if rep.Sample, err = sampleKeys(ctx, locs, rep.Schema, cfg.Keys, cfg.ScanSplits, cfg.Seed, clustering); err != nil {
 			return nil, err
 		}
 		p.keys = rep.Sample.Keys
 		fmt.Fprintf(cfg.Out, "sampled %d of %d partitions of %s.%s (%d rows scanned, %d keys skipped) in %.1fs\n",
 			len(p.keys), rep.Sample.Partitions, cfg.Keyspace, cfg.Table, rep.Sample.Rows, rep.Sample.Skipped, time.Since(t0).Seconds())
 	}
-	ft, err := armTarget("flight", &cfg, p, func(c *Config) (Target, error) { return newFlightTarget(fc, rep.Schema, c, p) })
+	ft, err := armTarget("flight", &cfg, p, func(c *Config) (Target, error) { return newFlightTarget(locs, rep.Schema, c, p) })
 	if err != nil {
 		return nil, err
 	}
 	out := newReporter(&cfg)
 	sc := newScraper(cfg.MetricsURL, cfg.Token)
 	defer sc.close()
-	if rep.Flight, err = runRamp(ctx, &cfg, ft, sc, out); err != nil {
+	rep.Flight, err = runRamp(ctx, &cfg, ft, sc, out)
+	rep.Served = locs.Served()
+	out.served(rep.Served)
+	if err != nil {
 		return rep, err
 	}
 	if cfg.CompareCQL == "" {

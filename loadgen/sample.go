@@ -53,13 +53,13 @@ const sampleStream = 1 << 62
 //
 // Endpoints are read one after another in token order, so the same seed
 // over the same data gives the same sample.
-func SampleKeys(ctx context.Context, c flight.Client, s *TableSchema, n int, splits int, seed uint64) (*Sample, error) {
-	return sampleKeys(ctx, c, s, n, splits, seed, false)
+func SampleKeys(ctx context.Context, l *Locations, s *TableSchema, n int, splits int, seed uint64) (*Sample, error) {
+	return sampleKeys(ctx, l, s, n, splits, seed, false)
 }
 
 // sampleKeys is SampleKeys, with clustering values per key when asked
 // (the table must have clustering columns).
-func sampleKeys(ctx context.Context, c flight.Client, s *TableSchema, n int, splits int, seed uint64, clustering bool) (*Sample, error) {
+func sampleKeys(ctx context.Context, l *Locations, s *TableSchema, n int, splits int, seed uint64, clustering bool) (*Sample, error) {
 	cols := s.KeyNames()
 	var ck *ClusteringColumn
 	if clustering {
@@ -74,7 +74,7 @@ func sampleKeys(ctx context.Context, c flight.Client, s *TableSchema, n int, spl
 	if err != nil {
 		return nil, fmt.Errorf("sample keys: %w", err)
 	}
-	info, err := c.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: body})
+	info, err := l.planner.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: body})
 	if err != nil {
 		return nil, fmt.Errorf("sample keys of %s.%s: plan: %w", s.Keyspace, s.Table, err)
 	}
@@ -83,38 +83,41 @@ func sampleKeys(ctx context.Context, c flight.Client, s *TableSchema, n int, spl
 	var prev []byte
 	kept, row := -1, 0 // the current partition's slot in out.Keys, or -1; its rows so far
 	for _, ep := range info.Endpoint {
-		err := eachKeyRow(ctx, c, ep.Ticket, s, ck, func(lit []byte, vals []any, null bool, cv *ClusteringValue) {
-			out.Rows++
-			// Rows come in token order, then clustering order: the rows
-			// of one partition are adjacent and never span endpoints.
-			if bytes.Equal(lit, prev) {
-				row++
-				if kept >= 0 && cv != nil {
-					keepClustering(&out.Keys[kept], *cv, row, rng)
+		_, err := l.each(ctx, ep, func(c flight.Client) (Result, int, error) {
+			n, err := eachKeyRow(ctx, c, ep.Ticket, s, ck, func(lit []byte, vals []any, null bool, cv *ClusteringValue) {
+				out.Rows++
+				// Rows come in token order, then clustering order: the rows
+				// of one partition are adjacent and never span endpoints.
+				if bytes.Equal(lit, prev) {
+					row++
+					if kept >= 0 && cv != nil {
+						keepClustering(&out.Keys[kept], *cv, row, rng)
+					}
+					return
 				}
-				return
-			}
-			prev = append(prev[:0], lit...)
-			kept, row = -1, 0
-			if null {
-				out.Skipped++
-				return
-			}
-			// Reservoir sampling (algorithm R): each partition ends up
-			// kept with probability n/partitions.
-			seen := out.Partitions
-			out.Partitions++
-			k := Key{JSON: append(json.RawMessage{}, lit...), CQL: vals}
-			if seen < int64(n) {
-				out.Keys = append(out.Keys, k)
-				kept = len(out.Keys) - 1
-			} else if j := rng.Int64N(seen + 1); j < int64(n) {
-				out.Keys[j] = k
-				kept = int(j)
-			}
-			if kept >= 0 && cv != nil {
-				keepClustering(&out.Keys[kept], *cv, 0, rng)
-			}
+				prev = append(prev[:0], lit...)
+				kept, row = -1, 0
+				if null {
+					out.Skipped++
+					return
+				}
+				// Reservoir sampling (algorithm R): each partition ends up
+				// kept with probability n/partitions.
+				seen := out.Partitions
+				out.Partitions++
+				k := Key{JSON: append(json.RawMessage{}, lit...), CQL: vals}
+				if seen < int64(n) {
+					out.Keys = append(out.Keys, k)
+					kept = len(out.Keys) - 1
+				} else if j := rng.Int64N(seen + 1); j < int64(n) {
+					out.Keys[j] = k
+					kept = int(j)
+				}
+				if kept >= 0 && cv != nil {
+					keepClustering(&out.Keys[kept], *cv, 0, rng)
+				}
+			})
+			return Result{}, n, err
 		})
 		if err != nil {
 			return nil, fmt.Errorf("sample keys of %s.%s: %w", s.Keyspace, s.Table, err)
@@ -155,14 +158,14 @@ func keepClustering(k *Key, cv ClusteringValue, row int, rng *rand.Rand) {
 // values; null reports a key with a null component (vals is then nil).
 // With ck, f also gets the row's value of that clustering column (nil
 // when null).
-func eachKeyRow(ctx context.Context, c flight.Client, t *flight.Ticket, s *TableSchema, ck *ClusteringColumn, f func(lit []byte, vals []any, null bool, cv *ClusteringValue)) error {
+func eachKeyRow(ctx context.Context, c flight.Client, t *flight.Ticket, s *TableSchema, ck *ClusteringColumn, f func(lit []byte, vals []any, null bool, cv *ClusteringValue)) (batches int, err error) {
 	stream, err := c.DoGet(ctx, t)
 	if err != nil {
-		return fmt.Errorf("do get: %w", err)
+		return 0, fmt.Errorf("do get: %w", err)
 	}
 	rd, err := flight.NewRecordReader(stream, ipc.WithAllocator(memory.DefaultAllocator))
 	if err != nil {
-		return fmt.Errorf("read stream schema: %w", err)
+		return 0, fmt.Errorf("read stream schema: %w", err)
 	}
 	defer rd.Release()
 	names := make([][]byte, len(s.Key))
@@ -172,11 +175,12 @@ func eachKeyRow(ctx context.Context, c flight.Client, t *flight.Ticket, s *Table
 	var lit []byte
 	for rd.Next() {
 		rec := rd.RecordBatch()
+		batches++
 		cols := make([]int, len(s.Key))
 		for i, k := range s.Key {
 			idx := rec.Schema().FieldIndices(k.Name)
 			if len(idx) != 1 {
-				return fmt.Errorf("stream has no column %q", k.Name)
+				return batches, fmt.Errorf("stream has no column %q", k.Name)
 			}
 			cols[i] = idx[0]
 		}
@@ -184,7 +188,7 @@ func eachKeyRow(ctx context.Context, c flight.Client, t *flight.Ticket, s *Table
 		if ck != nil {
 			idx := rec.Schema().FieldIndices(ck.Name)
 			if len(idx) != 1 {
-				return fmt.Errorf("stream has no column %q", ck.Name)
+				return batches, fmt.Errorf("stream has no column %q", ck.Name)
 			}
 			ckCol = idx[0]
 		}
@@ -193,7 +197,7 @@ func eachKeyRow(ctx context.Context, c flight.Client, t *flight.Ticket, s *Table
 			if ckCol >= 0 {
 				l, v, err := keyValue(ck.CQLType, rec.Column(ckCol), r)
 				if err != nil && err != errNullKey {
-					return fmt.Errorf("column %s: %w", ck.Name, err)
+					return batches, fmt.Errorf("column %s: %w", ck.Name, err)
 				}
 				if err == nil {
 					cv = &ClusteringValue{JSON: l, CQL: v}
@@ -207,7 +211,7 @@ func eachKeyRow(ctx context.Context, c flight.Client, t *flight.Ticket, s *Table
 				if err == errNullKey {
 					null, l = true, json.RawMessage("null")
 				} else if err != nil {
-					return fmt.Errorf("column %s: %w", k.Name, err)
+					return batches, fmt.Errorf("column %s: %w", k.Name, err)
 				}
 				if i > 0 {
 					lit = append(lit, ',')
@@ -223,7 +227,7 @@ func eachKeyRow(ctx context.Context, c flight.Client, t *flight.Ticket, s *Table
 		}
 	}
 	if err := rd.Err(); err != nil {
-		return fmt.Errorf("read stream: %w", err)
+		return batches, fmt.Errorf("read stream: %w", err)
 	}
-	return nil
+	return batches, nil
 }

@@ -20,7 +20,8 @@ type Target interface {
 // flightTarget is the Flight arm: every op is GetFlightInfo and the
 // DoGets of its endpoints, the two round trips any Flight client makes.
 type flightTarget struct {
-	c      flight.Client
+	c      flight.Client // the planning server
+	locs   *Locations
 	shape  string
 	plan   *plan
 	k      int
@@ -30,10 +31,10 @@ type flightTarget struct {
 	direct bool                     // single-endpoint shapes: the command is the DoGet ticket
 }
 
-func newFlightTarget(c flight.Client, s *TableSchema, cfg *Config, p *plan) (*flightTarget, error) {
+func newFlightTarget(l *Locations, s *TableSchema, cfg *Config, p *plan) (*flightTarget, error) {
 	ks, _ := json.Marshal(s.Keyspace)
 	tb, _ := json.Marshal(s.Table)
-	t := &flightTarget{c: c, shape: cfg.Shape, plan: p, k: cfg.K, fanout: cfg.Fanout,
+	t := &flightTarget{c: l.planner, locs: l, shape: cfg.Shape, plan: p, k: cfg.K, fanout: cfg.Fanout,
 		direct: cfg.Direct && cfg.Shape != ShapeScan && cfg.Shape != ShapeRange,
 		prefix: []byte(`{"version":1,"keyspace":` + string(ks) + `,"table":` + string(tb) + `,`)}
 	var fixed []byte
@@ -96,7 +97,9 @@ func (t *flightTarget) descriptor(op uint64) *flight.FlightDescriptor {
 
 func (t *flightTarget) Do(ctx context.Context, op uint64) (Result, error) {
 	if t.direct {
-		return readStream(ctx, t.c, &flight.Ticket{Ticket: t.descriptor(op).Cmd})
+		// No location: the planning server plans and reads the command
+		// in one call.
+		return t.locs.read(ctx, &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: t.descriptor(op).Cmd}})
 	}
 	info, err := t.c.GetFlightInfo(ctx, t.descriptor(op))
 	if err != nil {
@@ -105,7 +108,7 @@ func (t *flightTarget) Do(ctx context.Context, op uint64) (Result, error) {
 	if (t.shape == ShapePoint || t.shape == ShapeLimit || t.shape == ShapeSlice) && len(info.Endpoint) != 1 {
 		return Result{}, fmt.Errorf("%s op planned %d endpoints, want 1", t.shape, len(info.Endpoint))
 	}
-	return ReadEndpoints(ctx, t.c, info.Endpoint, t.fanout)
+	return ReadEndpoints(ctx, t.locs, info.Endpoint, t.fanout)
 }
 
 // mixTarget runs each op as one of the mix's shapes, drawn from the seed

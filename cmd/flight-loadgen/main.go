@@ -1,7 +1,11 @@
 // Command flight-loadgen measures an sstable-flight server directly over
 // Flight (no query engine in the way) and, with --compare-cql, the same
 // ops through a Cassandra node's CQL path, printing a ratio for each
-// figure. The work is in package loadgen; this file is flags only.
+// figure. Each endpoint is read from its Flight locations (a ring plan's
+// replicas' servers, skipping one that is UNAVAILABLE before its first
+// batch), or from --addr when it names none; a run over a ring prints
+// the rows each server served. The work is in package loadgen; this
+// file is flags only.
 //
 //	go run ./cmd/flight-loadgen --addr 127.0.0.1:8815 --table corpus.many --shape point --ramp 1,4 --step 10s
 package main
@@ -46,6 +50,7 @@ func run() error {
 	flag.BoolVar(&cfg.Direct, "direct", false, "point, in, slice and limit ops send their command straight to DoGet (one round trip) instead of GetFlightInfo then DoGet")
 	flag.IntVar(&cfg.Fanout, "fanout", 0, "most concurrent DoGets within one op (0: every endpoint at once)")
 	flag.StringVar(&cfg.MetricsURL, "metrics", "http://127.0.0.1:9102/metrics", "the server's Prometheus endpoint for its RSS and CPU (empty: none)")
+	flag.StringVar(&cfg.CAFile, "ca-file", "", "PEM CA of the servers' certificates: dial --addr and grpc+tls locations with TLS verified against it")
 	flag.StringVar(&cfg.Token, "token", "", "bearer token for the Flight server (default: env SSTF_AUTH_TOKEN)")
 	flag.StringVar(&cfg.CompareCQL, "compare-cql", "", "Cassandra host:port: run the same ops through CQL and print ratios")
 	flag.StringVar(&cfg.CQLUser, "cql-user", "", "CQL user for --compare-cql (password from env SSTF_CASSANDRA_PASSWORD)")

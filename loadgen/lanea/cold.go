@@ -20,11 +20,14 @@ import (
 // handshake's.
 func coldTouch(ctx context.Context, addr, keyspace, table string, key map[string]any, wantRows int64) (ColdTouch, error) {
 	ct := ColdTouch{Table: keyspace + "." + table, WantRows: wantRows}
-	c, err := loadgen.DialFlight(&loadgen.Config{Addr: addr})
+	cfg := &loadgen.Config{Addr: addr}
+	c, err := loadgen.DialFlight(cfg)
 	if err != nil {
 		return ct, err
 	}
 	defer c.Close()
+	locs := loadgen.NewLocations(cfg, c)
+	defer locs.Close()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := openConnection(ctx, c); err != nil {
@@ -40,7 +43,7 @@ func coldTouch(ctx context.Context, addr, keyspace, table string, key map[string
 		return ct, fmt.Errorf("touch %s: get flight info: %w", ct.Table, err)
 	}
 	t1 := time.Now()
-	res, err := loadgen.ReadEndpoints(ctx, c, info.Endpoint, 0)
+	res, err := loadgen.ReadEndpoints(ctx, locs, info.Endpoint, 0)
 	t2 := time.Now()
 	if err != nil {
 		return ct, fmt.Errorf("touch %s: %w", ct.Table, err)
