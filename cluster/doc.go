@@ -33,6 +33,10 @@
 // about to move. Callers that read data check ownership again at read
 // time.
 //
+// Changes (events.go) turns the driver's topology and schema events into
+// a signal to read the topology again; the event itself is not trusted
+// for what changed.
+//
 // Where each node's sstable-flight server listens is a PeerSource's
 // claim (peers.go: a static list or a port convention), which
 // flightserver checks with the peer before using it. ReplicaMap.Unowned

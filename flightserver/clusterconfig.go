@@ -28,6 +28,15 @@ type ClusterConfig struct {
 	// DefaultRingRefreshTimeout). Requests never wait for a refresh: they
 	// plan on the last ring read.
 	RefreshInterval, RefreshTimeout time.Duration
+	// Changes, when set, signals that the ring or a keyspace's
+	// replication may have changed (cluster.Changes over the driver's
+	// topology and schema events): the ring is read again then, besides
+	// the periodic read. Signals are debounced: a read starts
+	// ChangeDebounce (default DefaultRingChangeDebounce) after the first
+	// signal, and signals during that wait or during the read ask for at
+	// most one more, so a burst of DDL costs two reads, not one each.
+	Changes        <-chan struct{}
+	ChangeDebounce time.Duration
 	// RingWait is how long a request waits for the first ring after the
 	// server starts before it fails with UNAVAILABLE (default
 	// DefaultRingWait).
@@ -45,6 +54,7 @@ const (
 	DefaultRingRefresh        = 30 * time.Second
 	DefaultRingRefreshTimeout = 10 * time.Second
 	DefaultRingWait           = 5 * time.Second
+	DefaultRingChangeDebounce = 500 * time.Millisecond
 	DefaultPeerTTL            = 30 * time.Second
 	DefaultPeerTimeout        = 2 * time.Second
 )
@@ -59,12 +69,14 @@ func (c *ClusterConfig) resolve() error {
 		return &ConfigError{Field: "Cluster.Peers", Reason: "required: where each node's server listens"}
 	}
 	if err := noNegative(durationField{"Cluster.RefreshInterval", c.RefreshInterval}, durationField{"Cluster.RefreshTimeout", c.RefreshTimeout},
-		durationField{"Cluster.RingWait", c.RingWait}, durationField{"Cluster.PeerTTL", c.PeerTTL}, durationField{"Cluster.PeerTimeout", c.PeerTimeout}); err != nil {
+		durationField{"Cluster.RingWait", c.RingWait}, durationField{"Cluster.PeerTTL", c.PeerTTL}, durationField{"Cluster.PeerTimeout", c.PeerTimeout},
+		durationField{"Cluster.ChangeDebounce", c.ChangeDebounce}); err != nil {
 		return err
 	}
 	setDefault(&c.RefreshInterval, DefaultRingRefresh)
 	setDefault(&c.RefreshTimeout, DefaultRingRefreshTimeout)
 	setDefault(&c.RingWait, DefaultRingWait)
+	setDefault(&c.ChangeDebounce, DefaultRingChangeDebounce)
 	setDefault(&c.PeerTTL, DefaultPeerTTL)
 	setDefault(&c.PeerTimeout, DefaultPeerTimeout)
 	return nil

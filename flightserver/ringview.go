@@ -19,7 +19,9 @@ import (
 var errNoRing = errors.New("no ring view")
 
 // ringView is the server's picture of its cluster: the topology its own
-// node reports, read at start and every RefreshInterval by one goroutine.
+// node reports, read at start, every RefreshInterval and after the
+// driver's topology and schema events (Changes, debounced) by one
+// goroutine.
 // Requests take the last one read without waiting (view), except before
 // the first, which they wait for up to RingWait: a refresh, however slow,
 // never holds a request longer.
@@ -56,20 +58,38 @@ func newRingView(cfg *ClusterConfig, log *slog.Logger) *ringView {
 		kick: make(chan struct{}, 1), stored: make(chan struct{})}
 }
 
-// start reads the ring now and then every RefreshInterval, until close.
+// start reads the ring now, then every RefreshInterval and
+// ChangeDebounce after a change is signalled, until close.
 func (v *ringView) start() {
 	go func() {
 		defer close(v.done)
 		t := time.NewTicker(v.cfg.RefreshInterval)
 		defer t.Stop()
+		// debounce is the pending change's timer, nil when none is
+		// pending: a signal during the wait or the read leaves its value
+		// in Changes (it holds one), so it starts the next wait.
+		var debounce <-chan time.Time
 		for {
 			v.refresh()
-			select {
-			case <-v.stop:
-				return
-			case <-t.C:
-			case <-v.kick:
+		wait:
+			for {
+				select {
+				case <-v.stop:
+					return
+				case <-t.C:
+					break wait
+				case <-v.kick:
+					break wait
+				case <-v.cfg.Changes: // nil without Changes: never ready
+					if debounce == nil {
+						debounce = time.After(v.cfg.ChangeDebounce)
+					}
+				case <-debounce:
+					v.log.Debug("read the ring: the driver signalled a topology or schema change")
+					break wait
+				}
 			}
+			debounce = nil
 		}
 	}()
 }

@@ -35,8 +35,11 @@ func run() error {
 	cfg := o.cfg
 
 	catOpts := catalog.Options{CheckInterval: o.schemaCheck}
+	// The ring is read again on the driver's topology and schema events
+	// too, so they are listened to from the session's start.
+	changes := cluster.NewChanges()
 	if o.cassandra != "" {
-		session, err := cqlSession(o.cassandra, o.cqlUser)
+		session, err := cqlSession(o.cassandra, o.cqlUser, changes)
 		if err != nil {
 			// Serve anyway from schema.cql and headers; a restart picks
 			// the node up once it is reachable.
@@ -55,6 +58,7 @@ func run() error {
 			Discover:        func(ctx context.Context) (*cluster.Topology, error) { return cluster.Discover(ctx, session) },
 			Peers:           o.peers,
 			RefreshInterval: o.ringRefresh,
+			Changes:         changes.C(),
 		}
 	}
 	cat := catalog.New(catOpts)
@@ -147,8 +151,9 @@ func drain(srv *flightserver.Server, timeout time.Duration, log *slog.Logger) er
 const drainGrace = 3 * time.Second
 
 // cqlSession connects to one node only: the schema is the same on every
-// node, and the server must not send load elsewhere.
-func cqlSession(addr, user string) (*gocql.Session, error) {
+// node, and the server must not send load elsewhere. changes hears the
+// node's topology and schema events.
+func cqlSession(addr, user string, changes *cluster.Changes) (*gocql.Session, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, fmt.Errorf("read --cassandra: %w", err)
@@ -164,6 +169,7 @@ func cqlSession(addr, user string) (*gocql.Session, error) {
 	if user != "" {
 		c.Authenticator = gocql.PasswordAuthenticator{Username: user, Password: os.Getenv("SSTF_CASSANDRA_PASSWORD")}
 	}
+	changes.Listen(c)
 	s, err := c.CreateSession()
 	if err != nil {
 		return nil, fmt.Errorf("connect to cassandra %s: %w", addr, err)
