@@ -2,6 +2,8 @@ package flightserver
 
 import (
 	"context"
+	"crypto/x509"
+	"strconv"
 	"time"
 
 	"github.com/sstable-flight/sstable-flight/cluster"
@@ -19,10 +21,17 @@ type ClusterConfig struct {
 	Discover func(ctx context.Context) (*cluster.Topology, error)
 	// Peers says where each node's server listens. A peer is used only
 	// once it answered node-info with the node's host ID. A grpc:// peer
-	// is dialled without TLS, a grpc+tls:// one with the system's roots;
-	// the server's own AuthToken goes with the call (a cluster shares it
-	// as it shares the ticket key).
+	// is dialled without TLS, a grpc+tls:// one verified against PeerCA
+	// (else the system's roots); the server's own AuthToken goes with
+	// the call (a cluster shares it as it shares the ticket key). The
+	// check sends no client certificate: peers that require one
+	// (ClientCA) cannot be proven.
 	Peers cluster.PeerSource
+	// PeerCA is a PEM file of the CA the peers' certificates chain to (a
+	// cluster's private CA); New reads it, and refuses a file with no
+	// certificate.
+	PeerCA    string
+	peerRoots *x509.CertPool
 	// RefreshInterval is how often the ring is read again (default
 	// DefaultRingRefresh); RefreshTimeout bounds one read (default
 	// DefaultRingRefreshTimeout). Requests never wait for a refresh: they
@@ -72,6 +81,13 @@ func (c *ClusterConfig) resolve() error {
 		durationField{"Cluster.RingWait", c.RingWait}, durationField{"Cluster.PeerTTL", c.PeerTTL}, durationField{"Cluster.PeerTimeout", c.PeerTimeout},
 		durationField{"Cluster.ChangeDebounce", c.ChangeDebounce}); err != nil {
 		return err
+	}
+	if c.PeerCA != "" {
+		pool, err := readCAFile(c.PeerCA)
+		if err != nil {
+			return &ConfigError{Field: "Cluster.PeerCA", Value: strconv.Quote(c.PeerCA), Reason: err.Error()}
+		}
+		c.peerRoots = pool
 	}
 	setDefault(&c.RefreshInterval, DefaultRingRefresh)
 	setDefault(&c.RefreshTimeout, DefaultRingRefreshTimeout)

@@ -3,6 +3,7 @@ package flightserver
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -43,7 +44,11 @@ type peerCheck struct {
 }
 
 func newPeerChecks(cfg *ClusterConfig, token string) *peerChecks {
-	return &peerChecks{ttl: cfg.PeerTTL, timeout: cfg.PeerTimeout, token: token, ask: askNodeInfo, proven: map[string]peerCheck{}}
+	roots := cfg.peerRoots
+	ask := func(ctx context.Context, uri, token string) (uuid.UUID, error) {
+		return askNodeInfo(ctx, uri, token, roots)
+	}
+	return &peerChecks{ttl: cfg.PeerTTL, timeout: cfg.PeerTimeout, token: token, ask: ask, proven: map[string]peerCheck{}}
 }
 
 // verified returns the peers of claimed (host ID to URI) whose servers
@@ -125,15 +130,16 @@ func containsValue(m map[uuid.UUID]string, v string) bool {
 	return false
 }
 
-// askNodeInfo asks the server at uri which node it serves.
-func askNodeInfo(ctx context.Context, uri, token string) (uuid.UUID, error) {
+// askNodeInfo asks the server at uri which node it serves; a grpc+tls
+// peer is verified against roots (nil: the system's).
+func askNodeInfo(ctx context.Context, uri, token string, roots *x509.CertPool) (uuid.UUID, error) {
 	u, err := url.Parse(uri)
 	if err != nil {
 		return uuid.Nil, fmt.Errorf("ask node-info: %w", err)
 	}
 	creds := insecure.NewCredentials()
 	if u.Scheme == "grpc+tls" {
-		creds = credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
+		creds = credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12, RootCAs: roots})
 	}
 	conn, err := grpc.NewClient(u.Host, grpc.WithTransportCredentials(creds))
 	if err != nil {

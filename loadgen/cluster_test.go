@@ -1,10 +1,15 @@
 package loadgen
 
 import (
+	"context"
+	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/flight"
+
+	"github.com/sstable-flight/sstable-flight/cluster"
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/internal/ringtest"
 )
@@ -62,5 +67,60 @@ func TestRingFollowsLocations(t *testing.T) {
 				t.Errorf("%s: the stopped server: %+v, want no rows and some skips", shape, l)
 			}
 		}
+	}
+}
+
+// TestRingOverTLS: three servers on the real cluster serving grpc+tls
+// with certificates of a private CA, each verifying its peers against
+// that CA (--peer-ca), plan scans that a client verifying the same CA
+// (--ca-file) reads whole, from all three; a server verifying its peers
+// against the system's roots proves none of them and cannot plan.
+func TestRingOverTLS(t *testing.T) {
+	pki := ringtest.NewPKI(t)
+	f := ringtest.New(t, ringtest.Options{Keyspace: "clusterc_tls", Rows: 1500, Scheme: "grpc+tls",
+		Mutate: func(i int, cfg *flightserver.Config) {
+			cfg.TLSCert, cfg.TLSKey = pki.Cert, pki.Key
+			if i < 3 { // the fourth server, below, lacks it
+				cfg.Cluster.PeerCA = pki.CA
+			}
+		}})
+	cfg := Config{Addr: strings.TrimPrefix(f.URIs[0], "grpc+tls://"), CAFile: pki.CA, Keyspace: "clusterc_tls", Table: "kv",
+		Shape: ShapeScan, Ramp: []int{2}, Step: 500 * time.Millisecond, Seed: 1}
+	rep := run(t, cfg)
+	s := rep.Flight[0]
+	checkNoErrors(t, s)
+	if s.Rows != s.Ops*1500 {
+		t.Fatalf("%d scans over TLS read %d rows, want 1500 each", s.Ops, s.Rows)
+	}
+	for _, l := range rep.Served {
+		t.Logf("over TLS: %s served %d rows", l.Location, l.Rows)
+		if !strings.HasPrefix(l.Location, "grpc+tls://") || l.Rows == 0 {
+			t.Errorf("location %+v: want a grpc+tls server that served rows", l)
+		}
+	}
+	if len(rep.Served) != len(f.URIs) {
+		t.Errorf("%d locations served, want all %d servers", len(rep.Served), len(f.URIs))
+	}
+
+	lis, err := net.Listen("tcp", net.JoinHostPort(f.Nodes[0].IP(), "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	peers := cluster.StaticPeers{}
+	for i, n := range f.Nodes {
+		peers[n.IP()] = f.URIs[i]
+	}
+	peers[f.Nodes[0].IP()] = "grpc+tls://" + lis.Addr().String()
+	f.Serve(t, len(f.Nodes), f.Nodes[0], lis, peers)
+	c := cfg
+	c.Addr = lis.Addr().String()
+	fc, err := DialFlight(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	_, err = fc.GetFlightInfo(context.Background(), &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{"clusterc_tls", "kv"}})
+	if codeOf(err) != Unavailable || !strings.Contains(err.Error(), "proved it serves its node") {
+		t.Fatalf("plan by a server without --peer-ca: %v, want UNAVAILABLE: no peer proven", err)
 	}
 }

@@ -35,6 +35,7 @@ type options struct {
 	// ring (flightserver.ClusterConfig); ringRefresh is its interval.
 	peers       cluster.PeerSource
 	ringRefresh time.Duration
+	peerCA      string // --peer-ca
 }
 
 // parseFlags registers the flags on fs and parses args. It applies no
@@ -84,6 +85,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	fs.StringVar(&o.sidecarURL, "sidecar", "", "Cassandra Sidecar base URL, e.g. http://127.0.0.1:9043: snapshots are taken and read through it (no shared data directory); token from env SSTF_SIDECAR_TOKEN")
 	peers := fs.String("peers", "", "plan over the cluster's ring: each Cassandra node's address and its server's Flight URI, cassandra_addr=grpc://host:port,... (needs --cassandra)")
 	peerPort := fs.Int("peer-port", 0, "plan over the cluster's ring, each node's server on the node's native address at this port (grpc+tls with --tls-cert; needs --cassandra)")
+	fs.StringVar(&o.peerCA, "peer-ca", "", "CA (PEM) the grpc+tls peers' certificates chain to (default: the system's roots)")
 	fs.DurationVar(&o.ringRefresh, "ring-refresh", flightserver.DefaultRingRefresh, "how often the ring and keyspace replication are read again from --cassandra (with --peers or --peer-port)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -173,6 +175,7 @@ var configFlags = map[string]string{
 	"ConnMaxAgeGrace":         "conn-max-age-grace",
 	"Cluster.Peers":           "peers",
 	"Cluster.RefreshInterval": "ring-refresh",
+	"Cluster.PeerCA":          "peer-ca",
 }
 
 // authTokenEnv is the environment variable that may hold the bearer

@@ -59,6 +59,7 @@ func run() error {
 			Peers:           o.peers,
 			RefreshInterval: o.ringRefresh,
 			Changes:         changes.C(),
+			PeerCA:          o.peerCA,
 		}
 	}
 	cat := catalog.New(catOpts)
