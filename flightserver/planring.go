@@ -18,8 +18,49 @@ import (
 // ringMetadata is a ring plan's FlightInfo.app_metadata: each range is
 // read from one replica, as CQL reads at consistency ONE; where replicas
 // diverge (writes not yet repaired) the row is what that one replica
-// holds (docs/architecture.md, "Single-replica semantics").
-const ringMetadata = `{"planning":"ring","consistency":"ONE","replicas_read":1}`
+// holds (docs/architecture.md, "Single-replica semantics"). With a
+// limit it says that the limit holds per endpoint: a ring plan has an
+// endpoint per run of ranges with one replica set, each stopping after
+// limit rows, so a client that wants the first limit rows reads the
+// endpoints in order (FlightInfo.ordered) and stops after limit rows.
+func ringMetadata(limit int64) []byte {
+	if limit <= 0 {
+		return []byte(`{"planning":"ring","consistency":"ONE","replicas_read":1}`)
+	}
+	return fmt.Appendf(nil, `{"planning":"ring","consistency":"ONE","replicas_read":1,"limit":%d,"limit_scope":"endpoint","endpoints_ordered":true}`, limit)
+}
+
+// mergeAdjacent joins splits in token order that meet and have the same
+// replicas into one: a limited scan then has one endpoint, one stream
+// stopping after limit rows, per run of ranges one replica set holds,
+// rather than one per ring range. A server reads a ticket spanning
+// several ring ranges only if its node replicates each of them, which
+// every server of such a run does.
+func mergeAdjacent(splits []ringSplit) []ringSplit {
+	var out []ringSplit
+	for _, sp := range splits {
+		if n := len(out); n > 0 && out[n-1].t.Range[1] == sp.t.Range[0] && sameHosts(out[n-1].servers, sp.servers) {
+			out[n-1].t.Range[1] = sp.t.Range[1]
+			out[n-1].weight += sp.weight
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// sameHosts reports whether a and b hold the same hosts, in any order.
+func sameHosts(a, b []uuid.UUID) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, h := range a {
+		if !slices.Contains(b, h) {
+			return false
+		}
+	}
+	return true
+}
 
 // ringSplit is one endpoint of a ring plan before it is sealed: its
 // ticket, the replicas' servers that may read it in placement order,
@@ -123,6 +164,9 @@ func (s *service) planRing(ctx context.Context, c *Command, l *lease, p *planned
 		// In token order, as a scan of one node's plan is (FlightInfo's
 		// ordered): the wrapping range's pieces are the ring's two ends.
 		slices.SortFunc(splits, func(a, b ringSplit) int { return cmp.Compare(a.t.Range[0], b.t.Range[0]) })
+		if c.Limit > 0 && c.Splits == 0 {
+			splits = mergeAdjacent(splits)
+		}
 		p.rows = int64(float64(rows) * scale * rangeFraction(want))
 	}
 	locations, err := balance(splits, servers)

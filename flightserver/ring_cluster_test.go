@@ -2,10 +2,12 @@ package flightserver_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -322,5 +324,49 @@ func TestRingPointReadAndOwnership(t *testing.T) {
 	}
 	if len(got) != len(f.Want) {
 		t.Fatalf("scan with a server stopped read %d rows, CQL at ALL has %d", len(got), len(f.Want))
+	}
+}
+
+// TestRingLimit: a limited scan over the ring says in app_metadata that
+// its limit holds per endpoint, plans one endpoint per run of ranges
+// with one replica set (fewer than the ring's ranges), and a client that
+// reads its endpoints in order and stops after limit rows gets exactly
+// the table's first limit rows in token order.
+func TestRingLimit(t *testing.T) {
+	f := newRingFixture(t)
+	const limit = 100
+	cmd := fmt.Appendf(nil, `{"version":1,"keyspace":"plan_ring","table":"kv","limit":%d}`, limit)
+	info, err := f.clients[0].GetFlightInfo(context.Background(), &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: cmd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(info.AppMetadata, []byte(`"limit_scope":"endpoint"`)) || !info.Ordered {
+		t.Fatalf("limited ring plan: app_metadata %s, ordered %v: want the limit's per-endpoint scope said, and ordered", info.AppMetadata, info.Ordered)
+	}
+	if len(info.Endpoint) >= len(f.M) {
+		t.Errorf("limited ring plan: %d endpoints for %d ring ranges, want adjacent ranges of one replica set joined", len(info.Endpoint), len(f.M))
+	}
+	token := func(k int32) cluster.Token {
+		return cluster.KeyToken([]byte{byte(k >> 24), byte(k >> 16), byte(k >> 8), byte(k)})
+	}
+	got := map[int32]string{}
+	for _, ep := range info.Endpoint {
+		if len(got) >= limit {
+			break
+		}
+		if n := readRingRows(t, f.clients[f.ByURI[ep.Location[0].Uri]], ep.Ticket, got); n > limit {
+			t.Fatalf("an endpoint read %d rows, over its limit %d", n, limit)
+		}
+	}
+	first := func(m map[int32]string) []int32 {
+		ks := make([]int32, 0, len(m))
+		for k := range m {
+			ks = append(ks, k)
+		}
+		slices.SortFunc(ks, func(a, b int32) int { return cmp.Compare(token(a), token(b)) })
+		return ks[:min(limit, len(ks))]
+	}
+	if g, w := first(got), first(f.Want); !slices.Equal(g, w) {
+		t.Fatalf("the first %d rows read in endpoint order are not the table's first %d in token order:\n got %v\nwant %v", limit, limit, g, w)
 	}
 }

@@ -116,7 +116,7 @@ func (s *service) plan(ctx context.Context, c *Command, d *flight.FlightDescript
 	}
 	info := &flight.FlightInfo{Schema: p.schema, FlightDescriptor: d, TotalBytes: -1, TotalRecords: p.rows, Ordered: true}
 	if p.ring {
-		info.AppMetadata = []byte(ringMetadata)
+		info.AppMetadata = ringMetadata(c.Limit)
 	}
 	for i, t := range p.tickets {
 		var locs []string

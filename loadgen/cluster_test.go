@@ -19,7 +19,8 @@ const clusterRows = 3000
 // TestRingFollowsLocations: against the real three-node cluster with a
 // server per node, scans and point reads planned by one server are read
 // where their locations say, every row once, each server serving about a
-// third of the rows; with one server stopped they still complete, the
+// third of the rows; with one server stopped they (and limited scans,
+// endpoints read in order until the limit) still complete, the
 // endpoints that named it first moving on to the next replica's server.
 func TestRingFollowsLocations(t *testing.T) {
 	f := ringtest.New(t, ringtest.Options{Keyspace: "clusterc_loadgen", Rows: clusterRows,
@@ -49,7 +50,7 @@ func TestRingFollowsLocations(t *testing.T) {
 	}
 
 	f.Stops[1]()
-	for _, shape := range []string{ShapeScan, ShapePoint} {
+	for _, shape := range []string{ShapeScan, ShapePoint, ShapeLimit} {
 		c := cfg
 		c.Shape = shape
 		rep := run(t, c)
@@ -57,6 +58,9 @@ func TestRingFollowsLocations(t *testing.T) {
 		checkNoErrors(t, s)
 		if shape == ShapeScan && s.Rows != s.Ops*clusterRows {
 			t.Fatalf("server 2 stopped: %d scans read %d rows, want %d each", s.Ops, s.Rows, clusterRows)
+		}
+		if shape == ShapeLimit && s.Rows != s.Ops*10 {
+			t.Fatalf("server 2 stopped: %d limit-10 ops read %d rows, want 10 each", s.Ops, s.Rows)
 		}
 		if shape == ShapePoint && s.Rows != s.Ops {
 			t.Fatalf("server 2 stopped: %d point reads read %d rows, want one each", s.Ops, s.Rows)

@@ -131,6 +131,28 @@ func ReadEndpoints(ctx context.Context, l *Locations, eps []*flight.FlightEndpoi
 	return total, first
 }
 
+// ReadFirst reads endpoints one after another, in plan order, until
+// limit rows are read, and counts limit rows at most: a limited scan
+// planned over a ring has an endpoint per run of ranges, each stopping
+// after limit rows (its app_metadata says "limit_scope":"endpoint"), so
+// the first limit rows in token order are the first limit read in
+// endpoint order. Bytes count whole batches.
+func ReadFirst(ctx context.Context, l *Locations, eps []*flight.FlightEndpoint, limit int64) (Result, error) {
+	var total Result
+	for _, ep := range eps {
+		if total.Rows >= limit {
+			break
+		}
+		r, err := l.read(ctx, ep)
+		total.add(r)
+		if err != nil {
+			return total, err
+		}
+	}
+	total.Rows = min(total.Rows, limit)
+	return total, nil
+}
+
 func isCancel(err error) bool {
 	return errors.Is(err, context.Canceled) || codeOf(err) == "Canceled"
 }

@@ -43,7 +43,8 @@ func newFlightTarget(l *Locations, s *TableSchema, cfg *Config, p *plan) (*fligh
 		fixed = t.cmd(`"splits":` + strconv.Itoa(cfg.ScanSplits))
 	case ShapeLimit:
 		// No splits: the server plans a limited scan as one endpoint that
-		// returns the first k rows in token order.
+		// returns the first k rows in token order (on a ring, endpoints
+		// read in order until k rows: ReadFirst).
 		fixed = t.cmd(`"limit":` + strconv.Itoa(cfg.K))
 	case ShapePoint, ShapeIn, ShapeSlice:
 		if len(p.keys) == 0 {
@@ -105,8 +106,13 @@ func (t *flightTarget) Do(ctx context.Context, op uint64) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("get flight info: %w", err)
 	}
-	if (t.shape == ShapePoint || t.shape == ShapeLimit || t.shape == ShapeSlice) && len(info.Endpoint) != 1 {
+	if (t.shape == ShapePoint || t.shape == ShapeSlice) && len(info.Endpoint) != 1 {
 		return Result{}, fmt.Errorf("%s op planned %d endpoints, want 1", t.shape, len(info.Endpoint))
+	}
+	if t.shape == ShapeLimit {
+		// One endpoint on a single node; one per run of ring ranges on a
+		// cluster, read in order until k rows.
+		return ReadFirst(ctx, t.locs, info.Endpoint, int64(t.k))
 	}
 	return ReadEndpoints(ctx, t.locs, info.Endpoint, t.fanout)
 }
