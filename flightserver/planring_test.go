@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -89,10 +90,14 @@ func TestIntersect(t *testing.T) {
 // after a fifth of it, one naming another node is never used, and URIs
 // no longer claimed leave the cache.
 func TestPeerChecksCache(t *testing.T) {
+	// verified asks the peers at once: the count is locked.
+	var mu sync.Mutex
 	asked := map[string]int{}
 	p := &peerChecks{ttl: time.Hour, timeout: time.Second, proven: map[string]peerCheck{},
 		ask: func(_ context.Context, uri, _ string) (uuid.UUID, error) {
+			mu.Lock()
 			asked[uri]++
+			mu.Unlock()
 			switch uri {
 			case "grpc://a:1":
 				return host(1), nil
