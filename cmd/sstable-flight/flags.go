@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sstable-flight/sstable-flight/cluster"
+	"github.com/sstable-flight/sstable-flight/cluster/kube"
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/snapshot"
@@ -36,6 +37,9 @@ type options struct {
 	peers       cluster.PeerSource
 	ringRefresh time.Duration
 	peerCA      string // --peer-ca
+	// kube, set by --kube-service, is the Kubernetes discovery main
+	// starts as the peers instead (it talks to the API server).
+	kube *kube.Config
 }
 
 // parseFlags registers the flags on fs and parses args. It applies no
@@ -86,7 +90,8 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	peers := fs.String("peers", "", "plan over the cluster's ring: each Cassandra node's address and its server's Flight URI, cassandra_addr=grpc://host:port,... (needs --cassandra)")
 	peerPort := fs.Int("peer-port", 0, "plan over the cluster's ring, each node's server on the node's native address at this port (grpc+tls with --tls-cert; needs --cassandra)")
 	fs.StringVar(&o.peerCA, "peer-ca", "", "CA (PEM) the grpc+tls peers' certificates chain to (default: the system's roots)")
-	fs.DurationVar(&o.ringRefresh, "ring-refresh", flightserver.DefaultRingRefresh, "how often the ring and keyspace replication are read again from --cassandra (with --peers or --peer-port)")
+	fs.DurationVar(&o.ringRefresh, "ring-refresh", flightserver.DefaultRingRefresh, "how often the ring and keyspace replication are read again from --cassandra (with --peers, --peer-port or --kube-service)")
+	kubeFlags := registerKubeFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -102,6 +107,9 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 		return nil, err
 	}
 	if err := o.readPeers(*peers, *peerPort, cfg.TLSCert != ""); err != nil {
+		return nil, err
+	}
+	if err := o.readKube(fs, kubeFlags, o.peers != nil, cfg.TLSCert != ""); err != nil {
 		return nil, err
 	}
 	if o.sidecarURL != "" {

@@ -98,6 +98,13 @@ func TestRefusedFlagsAreNamed(t *testing.T) {
 		{d("--cassandra", "127.0.0.1:9042", "--peers", "127.0.0.1=grpc://a:1", "--peer-port", "8815"), "--peers and --peer-port: give one way"},
 		{d("--cassandra", "127.0.0.1:9042", "--peers", "127.0.0.1=http://a:1"), `read --peers: read peers: "127.0.0.1=http://a:1"`},
 		{d("--cassandra", "127.0.0.1:9042", "--peer-port", "70000"), "read --peer-port 70000: not a port"},
+		{d("--kube-namespace", "ns"), "--kube-namespace: needs --kube-service"},
+		{d("--kubeconfig", "k"), "--kubeconfig: needs --kube-service"},
+		{d("--kube-service", "cass"), "--kube-service: planning over the ring needs --cassandra"},
+		{d("--cassandra", "127.0.0.1:9042", "--kube-service", "cass", "--peer-port", "8815"), "--kube-service and --peers or --peer-port: give one way"},
+		{d("--cassandra", "127.0.0.1:9042", "--kube-service", "cass"), "--kube-service: no --kube-namespace: read the pod's namespace"},
+		{d("--cassandra", "127.0.0.1:9042", "--kube-service", "cass", "--kube-namespace", "ns", "--kubeconfig", "/nonexistent/kubeconfig"), "--kube-service: read kubeconfig /nonexistent/kubeconfig"},
+		{d("--cassandra", "127.0.0.1:9042", "--kube-service", "cass", "--kube-namespace", "ns"), "--kube-service: read in-cluster API config"},
 		{d("extra"), `unexpected argument "extra"`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/sstable-flight/sstable-flight/cluster"
+	"github.com/sstable-flight/sstable-flight/cluster/kube"
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 )
@@ -49,9 +50,19 @@ func run() error {
 			catOpts.Session = session
 		}
 	}
-	if o.peers != nil {
+	if o.peers != nil || o.kube != nil {
 		if catOpts.Session == nil {
-			return errors.New("plan over the ring (--peers, --peer-port): cassandra is unreachable, and the ring is read from it")
+			return errors.New("plan over the ring (--peers, --peer-port, --kube-service): cassandra is unreachable, and the ring is read from it")
+		}
+		if o.kube != nil {
+			kubeLogs(cfg.Logger)
+			o.kube.Logger = cfg.Logger
+			src, err := kube.Start(context.Background(), *o.kube)
+			if err != nil {
+				return err
+			}
+			defer src.Close()
+			o.peers = src
 		}
 		session := catOpts.Session
 		cfg.Cluster = &flightserver.ClusterConfig{
