@@ -9,6 +9,7 @@ import (
 	"time"
 
 	flightgen "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
@@ -83,6 +84,15 @@ func New(cfg Config) (*Server, error) {
 		fresh: snaps.Window(), now: cfg.Now, guard: guard, built: map[string]*table{}, found: map[tableName]foundDir{}}
 
 	if cc := cfg.Cluster; cc != nil {
+		// A PeerSource that reports its own health (Kubernetes
+		// discovery's status) is scraped with the server's metrics.
+		if c, ok := cc.Peers.(prometheus.Collector); ok {
+			if err := m.reg.Register(c); err != nil {
+				// Only a name clash fails, which costs the metrics, not
+				// the peers.
+				cfg.Logger.Warn("peer source's metrics not exported", "err", err)
+			}
+		}
 		svc.ring, svc.peers = newRingView(cc, cfg.Logger), newPeerChecks(cc, cfg.AuthToken)
 		svc.ring.start()
 	}

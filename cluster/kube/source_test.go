@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -148,6 +149,17 @@ func TestUnreachableAtStart(t *testing.T) {
 	_, err = s.Peers(t.Context(), oneNode(t, "10.0.0.1"))
 	if !errors.Is(err, ErrNotSynced) || !strings.Contains(err.Error(), "connection refused") || !strings.Contains(err.Error(), "ns/cass") {
 		t.Errorf("Peers = %v, want ErrNotSynced naming the service and the cause", err)
+	}
+	want := `
+# HELP sstf_kube_discovery_api_healthy 0 while the API server's lists or watches of EndpointSlices fail (the last peers listed stay in use).
+# TYPE sstf_kube_discovery_api_healthy gauge
+sstf_kube_discovery_api_healthy 0
+# HELP sstf_kube_discovery_synced 1 once Kubernetes discovery listed the service's EndpointSlices; until then plans over the ring fail.
+# TYPE sstf_kube_discovery_synced gauge
+sstf_kube_discovery_synced 0
+`
+	if err := testutil.CollectAndCompare(s, strings.NewReader(want), "sstf_kube_discovery_synced", "sstf_kube_discovery_api_healthy"); err != nil {
+		t.Error(err)
 	}
 }
 
