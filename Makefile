@@ -8,7 +8,7 @@ HARNESS := $(GO) run ./cmd/cassandra-harness
 
 BENCH   := $(BUILD)/bench
 
-.PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-lane-a trino-plugin trino-test image image-test chart-test
+.PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-lane-a trino-plugin trino-test image image-test chart-test kube-tools kube-test
 
 # The binary has no default data directory: --data-dir names the corpus.
 run:
@@ -143,6 +143,21 @@ DEMO_FLAGS ?=
 demo-cluster: deps
 	$(GO) build -o $(BUILD)/sstable-flight ./cmd/sstable-flight
 	$(GO) run ./cmd/demo-cluster -server $(BUILD)/sstable-flight $(DEMO_FLAGS)
+
+# A real kube-apiserver and etcd built from Go modules in their own module
+# (tools/kube: k8s.io/kubernetes with its staging modules replaced by their
+# releases, go.etcd.io/etcd/server/v3) and kube-harness, into
+# build/kube/bin; skipped when up to date, ~5 minutes on a cold cache.
+KUBE_BIN := $(BUILD)/kube/bin
+kube-tools:
+	@bash tools/kube/build.sh $(KUBE_BIN)
+
+# The tests that need an API server, around one started for them
+# (SSTF_KUBECONFIG): Kubernetes peer discovery and, where it exists, the
+# chart's apiserver tests.
+kube-test: kube-tools
+	$(KUBE_BIN)/kube-harness run -- sh -c '$(GO) test -count=1 ./cluster/kube/... && \
+		if [ -d helm/charttest ]; then cd helm/charttest && $(GO) test -count=1 ./...; fi'
 
 clean:
 	rm -rf $(BUILD)
