@@ -185,7 +185,7 @@ func Start(ctx context.Context, cfg Config) (*Source, error) {
 		s.rebuild() // a service without slices fires no event
 	} else {
 		cfg.Logger.Warn("kubernetes discovery: EndpointSlices not listed yet; plans over the ring fail until they are",
-			"service", s.what(), "waited", cfg.SyncWait, "err", s.Status().Err)
+			"service", s.what(), "waited", cfg.SyncWait.String(), "err", s.Status().Err)
 	}
 	return s, nil
 }
