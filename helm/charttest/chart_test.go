@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+	"github.com/sstable-flight/sstable-flight/cluster/kube"
 	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -27,14 +29,27 @@ const (
 	metricsPort = "sstf-metrics"
 )
 
-// AllowedCalls are the API calls the server's peer discovery makes: an
-// informer's list and watch of EndpointSlices in its own namespace. The
-// chart's Role must grant exactly these.
-var AllowedCalls = []rbacv1.PolicyRule{{
-	APIGroups: []string{"discovery.k8s.io"},
-	Resources: []string{"endpointslices"},
-	Verbs:     []string{"list", "watch"},
-}}
+// AllowedCalls are the API calls the server's peer discovery makes
+// (cluster/kube's Access: an informer's list and watch of EndpointSlices
+// in its own namespace), as the policy rules the chart's Role must grant
+// exactly: one rule per API group and resource, its verbs in order.
+var AllowedCalls = accessRules(kube.Access)
+
+// accessRules groups the discovery's calls into Role rules.
+func accessRules(access []authorizationv1.ResourceAttributes) []rbacv1.PolicyRule {
+	var rules []rbacv1.PolicyRule
+	for _, a := range access {
+		i := slices.IndexFunc(rules, func(r rbacv1.PolicyRule) bool {
+			return r.APIGroups[0] == a.Group && r.Resources[0] == a.Resource
+		})
+		if i < 0 {
+			rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{a.Group}, Resources: []string{a.Resource}})
+			i = len(rules) - 1
+		}
+		rules[i].Verbs = append(rules[i].Verbs, a.Verb)
+	}
+	return rules
+}
 
 func renderCase(t *testing.T, c Case) *Rendering {
 	t.Helper()
