@@ -8,7 +8,7 @@ HARNESS := $(GO) run ./cmd/cassandra-harness
 
 BENCH   := $(BUILD)/bench
 
-.PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-lane-a trino-plugin trino-test image image-test chart-test kube-tools kube-test
+.PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-lane-a trino-plugin trino-test image image-test chart-test kube-tools kube-test suite
 
 # The binary has no default data directory: --data-dir names the corpus.
 run:
@@ -33,8 +33,9 @@ vet:
 # buffers are poisoned and double releases panic. One tagged pass, not a
 # second one: the tag costs sstable's tests about a quarter more CPU, a
 # second pass would double the step.
+UNIT_TESTS := $(GO) test -count=1 -tags invariants ./...
 unit: deps pyenv
-	$(HARNESS) run -mode oa -cluster 3 -- $(GO) test -count=1 -tags invariants ./...
+	$(HARNESS) run -mode oa -cluster 3 -- $(UNIT_TESTS)
 
 # Regenerate the full-size corpus in nb, oa and da (one node per mode, in
 # turn) and check the coverage list against it.
@@ -62,14 +63,26 @@ trino-plugin:
 
 # The connector's unit tests and its integration suite: one real Trino 476
 # (installed once into build/trino/ from Maven Central) and one server per
-# corpus format, queried through Trino's JDBC driver, and the differential
+# corpus format, queried through Trino's JDBC driver, the differential
 # against Trino's cassandra connector on one Cassandra node (oa) holding the
-# corpus, started around the suite by the harness (docs/testing.md).
+# corpus, and ClusterIT on a three-node cluster, a server beside each node;
+# the node and the cluster are started around the suite by the harness
+# (docs/testing.md).
 trino-test: deps
 	$(GO) build -o $(BUILD)/sstable-flight ./cmd/sstable-flight
-	$(HARNESS) run -mode oa -- bash deploy/local/trino-test.sh
+	$(HARNESS) run -mode oa -cluster 3 -- bash deploy/local/trino-test.sh
 
-test: deps vet unit check-corpus-full fuzz-short trino-test image-test
+# make test's Go tests, the chart's tests and the Trino suite inside one
+# real API server (kube-harness) and one harness run: one node and one
+# three-node cluster for all of them, not a second Cassandra start (about
+# a minute per node on two cores). The Trino suite runs after the Go and
+# chart tests have passed.
+suite: deps pyenv kube-tools
+	$(GO) build -o $(BUILD)/sstable-flight ./cmd/sstable-flight
+	$(KUBE_BIN)/kube-harness run -- $(HARNESS) run -mode oa -cluster 3 -- bash -c \
+		'$(UNIT_TESTS) && (cd helm/charttest && $(GO) test -count=1 ./...) && bash deploy/local/trino-test.sh'
+
+test: deps vet suite check-corpus-full fuzz-short image-test
 
 # The reconciler's randomized differential test against real Cassandra
 # with many cases: random schemas and mutations, flushed and merged, must
