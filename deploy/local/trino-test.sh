@@ -4,10 +4,12 @@
 # per corpus format (nb, oa, da) for the whole Maven run and stops them at
 # its end. Needs build/sstable-flight (make trino-test builds it first) and
 # a running Cassandra node (oa) for the differential against Trino's
-# cassandra connector: make trino-test runs this script under
-# `cassandra-harness run -mode oa --`, which exports SSTF_CASSANDRA_*; by
-# hand, eval "$(cassandra-harness env -dir DIR)" first. Without a node it
-# fails here, before building anything.
+# cassandra connector and a three-node cluster for ClusterIT: make
+# trino-test runs this script under `cassandra-harness run -mode oa
+# -cluster 3 --`, which exports SSTF_CASSANDRA_* (make test runs it after
+# the Go tests in the same harness run); by hand, eval "$(cassandra-harness
+# env -dir DIR)" first. Without a node or the cluster it fails here, before
+# building anything.
 # Whatever the suite started and could not stop (this script's Maven was
 # killed, say) is ended here by the pids it wrote, never by name.
 #
@@ -20,6 +22,11 @@ work="$root/build/trino-it"
 if [[ -z ${SSTF_CASSANDRA_CQL_PORT:-} || -z ${SSTF_CASSANDRA_JMX_PORT:-} || -z ${SSTF_CASSANDRA_DIR:-} ]]; then
   echo "trino-test: no Cassandra node (SSTF_CASSANDRA_CQL_PORT, _JMX_PORT, _DIR unset): the differential against Trino's cassandra connector needs one." >&2
   echo "trino-test: run make trino-test (it wraps this script in cassandra-harness run -mode oa), or eval \"\$(cassandra-harness env -dir DIR)\" for a running node" >&2
+  exit 1
+fi
+if [[ -z ${SSTF_CASSANDRA_CLUSTER_DIR:-} ]]; then
+  echo "trino-test: no Cassandra cluster (SSTF_CASSANDRA_CLUSTER_DIR unset): ClusterIT reads a three-node cluster." >&2
+  echo "trino-test: run make trino-test (cassandra-harness run -mode oa -cluster 3), or eval \"\$(cassandra-harness env -dir DIR)\" of a running node and cluster" >&2
   exit 1
 fi
 trino_home=$(bash "$root/deploy/local/install-trino.sh")

@@ -48,6 +48,14 @@ final class CassandraJmx
         }
     }
 
+    /** Writes the keyspace's memtables to SSTables (nodetool flush), so a server over the data directory reads what CQL wrote. */
+    void flush(String keyspace)
+            throws Exception
+    {
+        ObjectName name = new ObjectName("org.apache.cassandra.db:type=StorageService");
+        server.invoke(name, "forceKeyspaceFlush", new Object[] {keyspace, new String[0]}, new String[] {String.class.getName(), String[].class.getName()});
+    }
+
     @Override
     public void close()
             throws IOException

@@ -5,7 +5,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -119,11 +118,6 @@ final class LiveCorpus
     private static void execute(Connection trino, String cql)
             throws SQLException
     {
-        try (Statement statement = trino.createStatement()) {
-            statement.execute("CALL cassandra.system.execute('%s')".formatted(cql.replace("'", "''")));
-        }
-        catch (SQLException e) {
-            throw new SQLException("execute CQL through the cassandra catalog: %s: %s".formatted(e.getMessage(), cql), e);
-        }
+        CqlThroughTrino.execute(trino, "cassandra", cql);
     }
 }

@@ -59,12 +59,17 @@ public final class TestCluster
     private final List<ManagedProcess> processes = new ArrayList<>();
     private final Map<String, Integer> serverPorts = new LinkedHashMap<>();
     private int tlsPort;
+    private int mtlsPort;
     private int trinoPort;
     private final LiveNode node;
     private final String liveKeyspace;
     private int livePort;
     private List<String> liveTables = List.of();
     private boolean liveLoaded;
+    private boolean liveStarted;
+    private final List<ClusterNode> clusterNodes;
+    private RingCluster ring;
+    private Path binary;
 
     /** The one cluster of this JVM, started on first use. */
     public static synchronized TestCluster get()
@@ -89,6 +94,7 @@ public final class TestCluster
         workDir = Path.of(requiredProperty("sstf.work.dir")).toAbsolutePath();
         corpusDir = requiredDirectory("sstf.corpus.dir", "the committed corpus (testdata/corpus)");
         node = LiveNode.fromEnvironment();
+        clusterNodes = ClusterNode.fromEnvironment();
         // One keyspace per run: runs of other worktrees may share the node.
         liveKeyspace = Optional.ofNullable(System.getProperty("sstf.it.keyspace")).filter(k -> !k.isBlank()).orElse("trino_it_" + ProcessHandle.current().pid());
     }
@@ -96,13 +102,71 @@ public final class TestCluster
     /** The keyspace holding the oa corpus in the live node, the same in catalogs cassandra and sstable_live. */
     public String liveKeyspace()
     {
+        startLive();
         return liveKeyspace;
     }
 
     /** The corpus tables loaded into the live keyspace. */
     public List<String> liveTables()
     {
+        startLive();
         return liveTables;
+    }
+
+    /** The harness's live Cassandra node (the differential's). */
+    LiveNode node()
+    {
+        return node;
+    }
+
+    /** The three-node cluster with its keyspace written and a server beside each node (ClusterIT), started on first use. */
+    synchronized RingCluster ring()
+    {
+        try (Connection connection = connect()) {
+            ring.start(connection, this::startServer, workDir);
+        }
+        catch (Exception e) {
+            throw new IllegalStateException("start the cluster's servers: " + e.getMessage(), e);
+        }
+        return ring;
+    }
+
+    /**
+     * Starts one more server on 127.0.0.1 over {@code dataDir} for a test's
+     * own use, with {@code flags} beyond the common ones; it is stopped with
+     * the rest at the end of the run, or by the test.
+     */
+    synchronized ManagedProcess startServer(String name, Path dataDir, int port, List<String> flags)
+            throws IOException, InterruptedException
+    {
+        ManagedProcess server = startServer(name, dataDir, "127.0.0.1", port, flags);
+        awaitPort(server, "127.0.0.1", port, 60);
+        return server;
+    }
+
+    /**
+     * Imports the oa corpus into the live node and starts the server over
+     * its data directory, once, on first use (DifferentialIT): the import
+     * is most of the suite's start, and a run of other suites (it.test)
+     * needs neither.
+     */
+    private synchronized void startLive()
+    {
+        if (liveStarted) {
+            return;
+        }
+        long loadStart = System.nanoTime();
+        try (Connection connection = connect(); CassandraJmx jmx = new CassandraJmx(node.jmxPort())) {
+            liveLoaded = true;
+            liveTables = LiveCorpus.load(connection, jmx, modeDir(LIVE_MODE), liveKeyspace, workDir.resolve("import"));
+            System.err.printf("TestCluster: %d corpus tables in keyspace %s of the node on port %d, in %.1f s%n", liveTables.size(), liveKeyspace, node.cqlPort(), (System.nanoTime() - loadStart) / 1e9);
+            // Hard-link snapshots (the default mode) keep each query's files whatever the node compacts meanwhile.
+            startServer("live", node.dataDir(), livePort, List.of("--cassandra", "127.0.0.1:" + node.cqlPort()));
+        }
+        catch (Exception e) {
+            throw new IllegalStateException("load the oa corpus into the live node: " + e.getMessage(), e);
+        }
+        liveStarted = true;
     }
 
     public Path corpusDir()
@@ -132,7 +196,7 @@ public final class TestCluster
     private void start()
             throws Exception
     {
-        Path binary = Path.of(requiredProperty("sstf.server.binary"));
+        binary = Path.of(requiredProperty("sstf.server.binary"));
         if (!Files.isExecutable(binary)) {
             throw new IllegalStateException("sstf.server.binary " + binary + " is not an executable: run make trino-test (it builds build/sstable-flight)");
         }
@@ -147,22 +211,29 @@ public final class TestCluster
         Map<ManagedProcess, Integer> servers = new LinkedHashMap<>();
         for (String mode : MODES) {
             int port = freePort();
-            servers.put(startServer(binary, mode, mode, port, List.of()), port);
+            servers.put(startServer(mode, modeDir(mode), "127.0.0.1", port, List.of()), port);
             serverPorts.put(mode, port);
         }
         TlsMaterial tls = TlsMaterial.create(workDir.resolve("tls"));
         Path tokenFile = Files.writeString(workDir.resolve("tls/token"), TOKEN + "\n", UTF_8);
         tlsPort = freePort();
-        servers.put(startServer(binary, "tls", TLS_MODE, tlsPort, List.of(
+        servers.put(startServer("tls", modeDir(TLS_MODE), "127.0.0.1", tlsPort, List.of(
                 "--tls-cert", tls.certificate().toString(),
                 "--tls-key", tls.key().toString(),
                 "--auth-token-file", tokenFile.toString())), tlsPort);
+        ClientTls clients = ClientTls.create(workDir.resolve("tls/clients"));
+        mtlsPort = freePort();
+        servers.put(startServer("mtls", modeDir(TLS_MODE), "127.0.0.1", mtlsPort, List.of(
+                "--tls-cert", tls.certificate().toString(),
+                "--tls-key", tls.key().toString(),
+                "--tls-client-ca", clients.ca().toString())), mtlsPort);
         for (Map.Entry<ManagedProcess, Integer> server : servers.entrySet()) {
-            awaitPort(server.getKey(), server.getValue(), 60);
+            awaitPort(server.getKey(), "127.0.0.1", server.getValue(), 60);
         }
 
         livePort = freePort();
         trinoPort = freePort();
+        ring = new RingCluster(clusterNodes, "trino_it_ring_" + ProcessHandle.current().pid());
         Path trinoDir = Files.createDirectories(workDir.resolve("trino"));
         Path etc = Files.createDirectories(trinoDir.resolve("etc"));
         Path catalogs = Files.createDirectories(etc.resolve("catalog"));
@@ -216,17 +287,40 @@ public final class TestCluster
                 sstable-flight.uri=grpc+tls://127.0.0.1:%d
                 sstable-flight.tls.ca-file=%s
                 """.formatted(tlsPort, tls.certificate()), UTF_8);
+        // The mTLS server's catalogs: its client certificate, none, and one of a CA it does not trust.
+        Files.writeString(catalogs.resolve("sstable_mtls.properties"), """
+                connector.name=sstable_flight
+                sstable-flight.uri=grpc+tls://127.0.0.1:%d
+                sstable-flight.tls.ca-file=%s
+                sstable-flight.tls.cert-file=%s
+                sstable-flight.tls.key-file=%s
+                """.formatted(mtlsPort, tls.certificate(), clients.certificate(), clients.key()), UTF_8);
+        Files.writeString(catalogs.resolve("sstable_mtls_no_cert.properties"), """
+                connector.name=sstable_flight
+                sstable-flight.uri=grpc+tls://127.0.0.1:%d
+                sstable-flight.tls.ca-file=%s
+                """.formatted(mtlsPort, tls.certificate()), UTF_8);
+        Files.writeString(catalogs.resolve("sstable_mtls_wrong_ca.properties"), """
+                connector.name=sstable_flight
+                sstable-flight.uri=grpc+tls://127.0.0.1:%d
+                sstable-flight.tls.ca-file=%s
+                sstable-flight.tls.cert-file=%s
+                sstable-flight.tls.key-file=%s
+                """.formatted(mtlsPort, tls.certificate(), clients.rogueCertificate(), clients.rogueKey()), UTF_8);
         // The differential's two catalogs of the live node: Trino's own connector, and ours through a server over its data directory.
+        // ServerKillIT writes 10 kB rows through it: four a batch stay under Cassandra's 50 kB batch_size_fail_threshold.
         Files.writeString(catalogs.resolve("cassandra.properties"), """
                 connector.name=cassandra
                 cassandra.contact-points=127.0.0.1
                 cassandra.native-protocol-port=%d
                 cassandra.load-policy.dc-aware.local-dc=datacenter1
+                cassandra.batch-size=4
                 """.formatted(node.cqlPort()), UTF_8);
         Files.writeString(catalogs.resolve("sstable_live.properties"), """
                 connector.name=sstable_flight
                 sstable-flight.uri=grpc://127.0.0.1:%d
                 """.formatted(livePort), UTF_8);
+        ring.writeCatalogs(catalogs);
         // Trino 476 needs Java 24+: the JVM running this suite is the one deploy/local/java25.sh chose.
         String javaHome = System.getProperty("java.home");
         ManagedProcess trino = ManagedProcess.start("trino", List.of(
@@ -237,25 +331,9 @@ public final class TestCluster
                 "PATH", javaHome + "/bin:" + System.getenv("PATH")), workDir);
         processes.add(trino);
         awaitTrino(trino, 240);
-
-        long loadStart = System.nanoTime();
-        try (Connection connection = connect(); CassandraJmx jmx = new CassandraJmx(node.jmxPort())) {
-            liveLoaded = true;
-            liveTables = LiveCorpus.load(connection, jmx, modeDir(LIVE_MODE), liveKeyspace, workDir.resolve("import"));
-        }
-        System.err.printf("TestCluster: %d corpus tables in keyspace %s of the node on port %d, in %.1f s%n", liveTables.size(), liveKeyspace, node.cqlPort(), (System.nanoTime() - loadStart) / 1e9);
-        // Hard-link snapshots (the default mode) keep each query's files whatever the node compacts meanwhile.
-        ManagedProcess live = startServer(binary, "live", node.dataDir(), livePort, List.of("--cassandra", "127.0.0.1:" + node.cqlPort()));
-        awaitPort(live, livePort, 60);
     }
 
-    private ManagedProcess startServer(Path binary, String name, String mode, int port, List<String> flags)
-            throws IOException
-    {
-        return startServer(binary, name, modeDir(mode), port, flags);
-    }
-
-    private ManagedProcess startServer(Path binary, String name, Path dataDir, int port, List<String> flags)
+    private ManagedProcess startServer(String name, Path dataDir, String host, int port, List<String> flags)
             throws IOException
     {
         Path snapshots = Files.createDirectories(workDir.resolve("snapshots-" + name));
@@ -263,7 +341,7 @@ public final class TestCluster
                 binary.toString(),
                 "--data-dir", dataDir.toString(),
                 "--snapshot-dir", snapshots.toString(),
-                "--listen", "127.0.0.1:" + port,
+                "--listen", host + ":" + port,
                 "--admin-listen", "",
                 "--drain-timeout", "2s"));
         command.addAll(flags);
@@ -293,7 +371,7 @@ public final class TestCluster
         throw new IllegalStateException("Trino did not answer within %d s (%s); its log ends:\n%s".formatted(seconds, last, trino.tail()));
     }
 
-    private static void awaitPort(ManagedProcess process, int port, int seconds)
+    static void awaitPort(ManagedProcess process, String host, int port, int seconds)
             throws InterruptedException
     {
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
@@ -302,19 +380,27 @@ public final class TestCluster
                 throw new IllegalStateException(process.name() + " exited during start; its log ends:\n" + process.tail());
             }
             try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
+                socket.connect(new InetSocketAddress(host, port), 500);
                 return;
             }
             catch (IOException e) {
                 Thread.sleep(100);
             }
         }
-        throw new IllegalStateException(process.name() + " did not listen on " + port + " within " + seconds + " s; its log ends:\n" + process.tail());
+        throw new IllegalStateException(process.name() + " did not listen on " + host + ":" + port + " within " + seconds + " s; its log ends:\n" + process.tail());
     }
 
     @Override
     public synchronized void close()
     {
+        if (ring != null) {
+            try (Connection connection = connect()) {
+                ring.drop(connection);
+            }
+            catch (SQLException e) {
+                System.err.printf("TestCluster: drop keyspace %s of the cluster: %s%n", ring.keyspace(), e.getMessage());
+            }
+        }
         if (liveLoaded) {
             liveLoaded = false;
             try (Connection connection = connect()) {
@@ -331,7 +417,7 @@ public final class TestCluster
         processes.clear();
     }
 
-    private static int freePort()
+    static int freePort()
             throws IOException
     {
         try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
