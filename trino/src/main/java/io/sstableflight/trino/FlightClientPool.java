@@ -168,13 +168,13 @@ public final class FlightClientPool
             }
             catch (FlightRuntimeException e) {
                 if (!isUnavailable(e)) {
-                    throw new TrinoException(SSTABLE_FLIGHT_SERVER_ERROR, "%s on %s: %s %s".formatted(action, seed, e.status().code(), e.getMessage()), e);
+                    throw new TrinoException(SSTABLE_FLIGHT_SERVER_ERROR, "%s on %s: %s %s".formatted(action, seed, e.status().code(), FlightErrors.describe(e)), e);
                 }
-                log.warn("%s: seed %s is unavailable (%s), trying the next", action, seed, e.getMessage());
+                log.warn("%s: seed %s is unavailable (%s), trying the next", action, seed, FlightErrors.describe(e));
                 last = e;
             }
         }
-        throw new TrinoException(SSTABLE_FLIGHT_UNAVAILABLE, "%s: no seed server answered (%s): %s".formatted(action, seeds, last == null ? "none configured" : last.getMessage()), last);
+        throw new TrinoException(SSTABLE_FLIGHT_UNAVAILABLE, "%s: no seed server answered (%s): %s".formatted(action, seeds, last == null ? "none configured" : FlightErrors.describe(last)), last);
     }
 
     /** Whether another location may answer: the server was busy, draining or not reachable at all. */

@@ -52,6 +52,29 @@ final class Queries
         return "%s.%s.%s".formatted(catalog(), table.keyspace(), table.name());
     }
 
+    /**
+     * Each row of any query as the text of its values as Trino's JDBC
+     * driver prints them, joined by " | ", in the order Trino returned them.
+     */
+    static List<String> texts(String sql)
+            throws SQLException
+    {
+        List<String> rows = new ArrayList<>();
+        try (Connection connection = TestCluster.get().connect();
+                Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery(sql)) {
+            ResultSetMetaData metadata = rs.getMetaData();
+            while (rs.next()) {
+                List<String> out = new ArrayList<>();
+                for (int i = 1; i <= metadata.getColumnCount(); i++) {
+                    out.add(rs.getString(i));
+                }
+                rows.add(String.join(" | ", out));
+            }
+        }
+        return rows;
+    }
+
     /** The rows, each as "column=value ..." in Canon's texts; the leaf stages' splits are kept for {@link #leafSplits}. */
     List<String> rows(String sql)
             throws SQLException
