@@ -7,10 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -100,23 +97,11 @@ class ClusterIT
         return Long.parseLong(rows.getFirst());
     }
 
-    /** The rows of a query, each its columns joined by '|', sorted: the two catalogs read in different orders. */
+    /** The rows of a query, sorted: the two catalogs read in different orders. */
     private static List<String> rows(String sql)
             throws SQLException
     {
-        List<String> rows = new ArrayList<>();
-        try (Connection connection = TestCluster.get().connect();
-                Statement statement = connection.createStatement();
-                ResultSet rs = statement.executeQuery(sql)) {
-            int columns = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                StringBuilder row = new StringBuilder();
-                for (int c = 1; c <= columns; c++) {
-                    row.append(c > 1 ? "|" : "").append(rs.getString(c));
-                }
-                rows.add(row.toString());
-            }
-        }
+        List<String> rows = new ArrayList<>(Queries.texts(sql));
         rows.sort(null);
         return rows;
     }

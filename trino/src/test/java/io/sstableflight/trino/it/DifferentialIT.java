@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -266,20 +265,7 @@ class DifferentialIT
     private static List<String> texts(String sql)
             throws SQLException
     {
-        List<String> rows = new ArrayList<>();
-        try (Connection connection = TestCluster.get().connect();
-                Statement statement = connection.createStatement();
-                ResultSet rs = statement.executeQuery(sql)) {
-            ResultSetMetaData metadata = rs.getMetaData();
-            while (rs.next()) {
-                List<String> out = new ArrayList<>();
-                for (int i = 1; i <= metadata.getColumnCount(); i++) {
-                    out.add(rs.getString(i));
-                }
-                rows.add(String.join(" | ", out));
-            }
-        }
-        return rows;
+        return Queries.texts(sql);
     }
 
     private static String qualified(CorpusTable table)

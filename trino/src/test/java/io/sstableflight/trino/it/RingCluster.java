@@ -79,10 +79,7 @@ final class RingCluster
     void writeCatalogs(Path catalogs)
             throws IOException
     {
-        Files.writeString(catalogs.resolve(CATALOG + ".properties"), """
-                connector.name=sstable_flight
-                sstable-flight.uri=%s
-                """.formatted(serverUri(0)), UTF_8);
+        TestCluster.flightCatalog(catalogs, CATALOG, serverUri(0));
         ClusterNode first = nodes.getFirst();
         Files.writeString(catalogs.resolve(CQL_CATALOG + ".properties"), """
                 connector.name=cassandra

@@ -271,42 +271,17 @@ public final class TestCluster
                 """.formatted(trinoPort, trinoPort, plugins), UTF_8);
         Files.writeString(etc.resolve("log.properties"), "io.trino=INFO\n", UTF_8);
         for (Map.Entry<String, Integer> server : serverPorts.entrySet()) {
-            Files.writeString(catalogs.resolve("sstable_" + server.getKey() + ".properties"), """
-                    connector.name=sstable_flight
-                    sstable-flight.uri=grpc://127.0.0.1:%d
-                    """.formatted(server.getValue()), UTF_8);
+            flightCatalog(catalogs, "sstable_" + server.getKey(), "grpc://127.0.0.1:" + server.getValue());
         }
-        Files.writeString(catalogs.resolve("sstable_tls.properties"), """
-                connector.name=sstable_flight
-                sstable-flight.uri=grpc+tls://127.0.0.1:%d
-                sstable-flight.tls.ca-file=%s
-                sstable-flight.token-file=%s
-                """.formatted(tlsPort, tls.certificate(), tokenFile), UTF_8);
-        Files.writeString(catalogs.resolve("sstable_tls_no_token.properties"), """
-                connector.name=sstable_flight
-                sstable-flight.uri=grpc+tls://127.0.0.1:%d
-                sstable-flight.tls.ca-file=%s
-                """.formatted(tlsPort, tls.certificate()), UTF_8);
+        String tlsUri = "grpc+tls://127.0.0.1:" + tlsPort;
+        String mtlsUri = "grpc+tls://127.0.0.1:" + mtlsPort;
+        String ca = "sstable-flight.tls.ca-file=" + tls.certificate();
+        flightCatalog(catalogs, "sstable_tls", tlsUri, ca, "sstable-flight.token-file=" + tokenFile);
+        flightCatalog(catalogs, "sstable_tls_no_token", tlsUri, ca);
         // The mTLS server's catalogs: its client certificate, none, and one of a CA it does not trust.
-        Files.writeString(catalogs.resolve("sstable_mtls.properties"), """
-                connector.name=sstable_flight
-                sstable-flight.uri=grpc+tls://127.0.0.1:%d
-                sstable-flight.tls.ca-file=%s
-                sstable-flight.tls.cert-file=%s
-                sstable-flight.tls.key-file=%s
-                """.formatted(mtlsPort, tls.certificate(), clients.certificate(), clients.key()), UTF_8);
-        Files.writeString(catalogs.resolve("sstable_mtls_no_cert.properties"), """
-                connector.name=sstable_flight
-                sstable-flight.uri=grpc+tls://127.0.0.1:%d
-                sstable-flight.tls.ca-file=%s
-                """.formatted(mtlsPort, tls.certificate()), UTF_8);
-        Files.writeString(catalogs.resolve("sstable_mtls_wrong_ca.properties"), """
-                connector.name=sstable_flight
-                sstable-flight.uri=grpc+tls://127.0.0.1:%d
-                sstable-flight.tls.ca-file=%s
-                sstable-flight.tls.cert-file=%s
-                sstable-flight.tls.key-file=%s
-                """.formatted(mtlsPort, tls.certificate(), clients.rogueCertificate(), clients.rogueKey()), UTF_8);
+        flightCatalog(catalogs, "sstable_mtls", mtlsUri, ca, "sstable-flight.tls.cert-file=" + clients.certificate(), "sstable-flight.tls.key-file=" + clients.key());
+        flightCatalog(catalogs, "sstable_mtls_no_cert", mtlsUri, ca);
+        flightCatalog(catalogs, "sstable_mtls_wrong_ca", mtlsUri, ca, "sstable-flight.tls.cert-file=" + clients.rogueCertificate(), "sstable-flight.tls.key-file=" + clients.rogueKey());
         // The differential's two catalogs of the live node: Trino's own connector, and ours through a server over its data directory.
         // ServerKillIT writes 10 kB rows through it: four a batch stay under Cassandra's 50 kB batch_size_fail_threshold.
         Files.writeString(catalogs.resolve("cassandra.properties"), """
@@ -316,10 +291,7 @@ public final class TestCluster
                 cassandra.load-policy.dc-aware.local-dc=datacenter1
                 cassandra.batch-size=4
                 """.formatted(node.cqlPort()), UTF_8);
-        Files.writeString(catalogs.resolve("sstable_live.properties"), """
-                connector.name=sstable_flight
-                sstable-flight.uri=grpc://127.0.0.1:%d
-                """.formatted(livePort), UTF_8);
+        flightCatalog(catalogs, "sstable_live", "grpc://127.0.0.1:" + livePort);
         ring.writeCatalogs(catalogs);
         // Trino 476 needs Java 24+: the JVM running this suite is the one deploy/local/java25.sh chose.
         String javaHome = System.getProperty("java.home");
@@ -423,6 +395,17 @@ public final class TestCluster
         try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         }
+    }
+
+    /** Writes catalog {@code name} of this connector: its seed URI, then {@code properties} (key=value), one a line. */
+    static void flightCatalog(Path catalogs, String name, String uri, String... properties)
+            throws IOException
+    {
+        StringBuilder file = new StringBuilder("connector.name=sstable_flight\nsstable-flight.uri=").append(uri).append('\n');
+        for (String property : properties) {
+            file.append(property).append('\n');
+        }
+        Files.writeString(catalogs.resolve(name + ".properties"), file, UTF_8);
     }
 
     private static String requiredProperty(String name)
