@@ -73,6 +73,18 @@ final class ManagedProcess
         return log;
     }
 
+    /** SIGKILL, as a crash: the process gets no chance to end its streams. */
+    void kill()
+    {
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** SIGTERM, then SIGKILL if it has not exited within the grace. */
     @Override
     public void close()
