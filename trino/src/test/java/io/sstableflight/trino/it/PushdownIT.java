@@ -21,7 +21,8 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Pushdown through a real Trino, for each format (nb, oa, da): every query
+ * Pushdown through a real Trino, for each format (nb, oa, da; the plain
+ * run and EXPLAIN of every case in oa only, see queries()): every query
  * here gives the same rows with pushdown on as with it off (the session
  * property pushdown_enabled, which reads every column of every row and
  * filters in Trino, explainShowsProjectionKeysAndLimitPushed), its EXPLAIN shows
@@ -40,6 +41,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PushdownIT
 {
     private static final int SCAN_SPLITS = 4;
+    /** The format every case runs in with its plain run and EXPLAIN (queries()). */
+    private static final String FULL_MODE = "oa";
     /** What only a pushed table handle shows in EXPLAIN. */
     private static final List<String> PUSHED_MARKS = List.of("columns=[", "count_only", "keys=", "clustering=", "limit=");
 
@@ -162,9 +165,21 @@ class PushdownIT
         return cases;
     }
 
+    /**
+     * Every case in {@link #FULL_MODE}; in the other formats only those
+     * with expected.json rows, checked against them alone. What a format
+     * changes is how the server reads the pushed keys and slices (BIG or
+     * BTI index, each format's row layout), and expected.json judges that;
+     * EXPLAIN is the connector's plan from the table's metadata, the same
+     * in every format, and the plain run is a full scan that CorpusIT
+     * already checks in each. This keeps every format's point reads and
+     * slices at a third of the queries.
+     */
     static Stream<Arguments> queries()
     {
-        return TestCluster.MODES.stream().flatMap(mode -> cases().stream().map(query -> Arguments.of(mode, query)));
+        return TestCluster.MODES.stream().flatMap(mode -> cases().stream()
+                .filter(query -> mode.equals(FULL_MODE) || query.expected().isPresent())
+                .map(query -> Arguments.of(mode, query)));
     }
 
     @ParameterizedTest(name = "{0}: {1}")
@@ -177,14 +192,16 @@ class PushdownIT
         try (Queries on = pushed(table); Queries off = plain(table)) {
             String sql = query.sql().replace("{t}", on.qualified());
             List<String> pushed = on.rows(sql);
-            List<String> plain = off.rows(sql);
             if (query.expected().isPresent()) {
                 List<String> columns = query.columns().isEmpty() ? table.columns().stream().map(CorpusTable.Column::name).toList() : query.columns();
                 List<String> expected = table.rows().stream().filter(query.expected().get()).map(row -> on.expected(row, columns)).toList();
                 assertThat(expected).as("expected.json rows of %s", sql).isNotEmpty();
                 assertThat(pushed).as("%s against expected.json", sql).containsExactlyInAnyOrderElementsOf(expected);
             }
-            assertThat(pushed).as("%s with pushdown against without", sql).containsExactlyInAnyOrderElementsOf(plain);
+            if (!mode.equals(FULL_MODE)) {
+                return;
+            }
+            assertThat(pushed).as("%s with pushdown against without", sql).containsExactlyInAnyOrderElementsOf(off.rows(sql));
             String explain = on.explain(sql);
             for (String shown : query.shows()) {
                 assertThat(explain).as("EXPLAIN %s", sql).contains(shown);
