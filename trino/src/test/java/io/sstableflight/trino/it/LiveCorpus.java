@@ -74,6 +74,13 @@ final class LiveCorpus
             throws SQLException, IOException
     {
         execute(trino, "DROP KEYSPACE IF EXISTS " + keyspace);
+        removeEmptyDirectories(dataDir, keyspace);
+    }
+
+    /** Removes the directories a dropped keyspace leaves in a node's data directory, where they are empty (no snapshot in them). */
+    static void removeEmptyDirectories(Path dataDir, String keyspace)
+            throws IOException
+    {
         Path dir = dataDir.resolve(keyspace);
         if (!Files.isDirectory(dir)) {
             return;

@@ -103,7 +103,7 @@ final class RingCluster
         }
         loaded = true;
         execute(trino, "CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}".formatted(keyspace));
-        execute(trino, "CREATE TABLE %s.%s (k int PRIMARY KEY, v text)".formatted(keyspace, TABLE));
+        execute(trino, "CREATE TABLE %s.%s (k int PRIMARY KEY, v text) WITH allow_auto_snapshot = false".formatted(keyspace, TABLE));
         CqlThroughTrino.insert(trino, "INSERT INTO %s.%s.%s (k, v) SELECT CAST(x AS integer), 'v' || CAST(x AS varchar) FROM UNNEST(sequence(0, %d)) AS t(x)"
                 .formatted(CQL_CATALOG, keyspace, TABLE, ROWS - 1));
         for (ClusterNode node : nodes) {
@@ -159,13 +159,16 @@ final class RingCluster
         return sum;
     }
 
-    /** Drops the keyspace, if this run wrote it. */
+    /** Drops the keyspace, if this run wrote it, and the empty directories it leaves on each node. */
     synchronized void drop(Connection trino)
-            throws SQLException
+            throws SQLException, IOException
     {
         if (loaded) {
             loaded = false;
             execute(trino, "DROP KEYSPACE IF EXISTS " + keyspace);
+            for (ClusterNode node : nodes) {
+                LiveCorpus.removeEmptyDirectories(node.dataDir(), keyspace);
+            }
         }
     }
 

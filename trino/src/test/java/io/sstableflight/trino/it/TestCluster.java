@@ -369,7 +369,7 @@ public final class TestCluster
             try (Connection connection = connect()) {
                 ring.drop(connection);
             }
-            catch (SQLException e) {
+            catch (SQLException | IOException e) {
                 System.err.printf("TestCluster: drop keyspace %s of the cluster: %s%n", ring.keyspace(), e.getMessage());
             }
         }
