@@ -92,6 +92,7 @@ func TestRingViewDebouncesChanges(t *testing.T) {
 	v.start()
 	defer v.close()
 	<-reads // the first read
+	burst := time.Now()
 	for range 50 {
 		select {
 		case changes <- struct{}{}:
@@ -99,13 +100,18 @@ func TestRingViewDebouncesChanges(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+	// On a loaded machine the 50 one-millisecond sleeps can take longer
+	// than the debounce, and a signal after a debounce ended rightly
+	// costs a read: allow one read per debounce the burst lasted, which
+	// is still far fewer than one per signal.
+	allowed := 1 + int(time.Since(burst)/cfg.ChangeDebounce)
 	select {
 	case <-reads:
 	case <-time.After(5 * time.Second):
 		t.Fatal("no read after a burst of change signals")
 	}
 	time.Sleep(300 * time.Millisecond)
-	if n := len(reads); n > 1 {
-		t.Fatalf("a burst of 50 signals cost %d more reads, want at most one more", n)
+	if n := len(reads); n > allowed {
+		t.Fatalf("a burst of 50 signals cost %d more reads, want at most %d more", n, allowed)
 	}
 }
