@@ -8,7 +8,7 @@ HARNESS := $(GO) run ./cmd/cassandra-harness
 
 BENCH   := $(BUILD)/bench
 
-.PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-lane-a trino-plugin trino-test image image-test chart-test kube-tools kube-test suite
+.PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-lane-a trino-plugin trino-test image image-test chart-test kube-tools kube-test suite bench-lane-b
 
 # The binary has no default data directory: --data-dir names the corpus.
 run:
@@ -171,6 +171,16 @@ kube-tools:
 kube-test: kube-tools
 	$(KUBE_BIN)/kube-harness run -- sh -c '$(GO) test -count=1 ./cluster/kube/... && \
 		if [ -d helm/charttest ]; then cd helm/charttest && $(GO) test -count=1 ./...; fi'
+
+# Lane B (issue #16): the same queries through one Trino's two catalogs,
+# ours and Trino's cassandra connector, over one node holding 2M-row kv
+# and ts tables; report in build/lane-b/ (flags: go run ./cmd/bench-lane-b -h).
+# A first run takes 15-20 minutes on two cores (writing the data is most
+# of it); a smoke run takes a few with
+# LANEB_FLAGS='-kv-rows 20000 -ts-partitions 2000 -runs 2 -profile-runs 1'.
+LANEB_FLAGS ?=
+bench-lane-b: deps
+	$(HARNESS) run -mode oa -- $(GO) run ./cmd/bench-lane-b $(LANEB_FLAGS)
 
 clean:
 	rm -rf $(BUILD)

@@ -70,7 +70,7 @@ func BuildServer(ctx context.Context, goBin, bin string) error {
 // (a terminal's ctrl-C reaches the rig, which stops it in order) and dies
 // with the rig if the rig dies first.
 func StartServer(ctx context.Context, spec ServerSpec) (*ServerProc, error) {
-	ports, err := freeLoopbackPorts(2)
+	ports, err := FreeLoopbackPorts(2)
 	if err != nil {
 		return nil, err
 	}
@@ -207,8 +207,9 @@ func (p *ServerProc) exitErr(when string) error {
 	return nil
 }
 
-// freeLoopbackPorts returns n loopback addresses free a moment ago.
-func freeLoopbackPorts(n int) ([]string, error) {
+// FreeLoopbackPorts returns n loopback addresses free a moment ago (Lane B
+// starts its Trino on one too).
+func FreeLoopbackPorts(n int) ([]string, error) {
 	var out []string
 	var ls []net.Listener
 	defer func() {

@@ -1,0 +1,194 @@
+package laneb
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Profile is what Lane B reads of a JFR recording of Trino: execution
+// samples aggregated by their top frame (where the CPU went) and by
+// every method on the stack (what it was doing it for).
+type Profile struct {
+	File      string       `json:"file"`
+	What      string       `json:"what"` // the queries it covers
+	Samples   int          `json:"samples"`
+	Self      []FrameShare `json:"self"`      // top frames
+	Inclusive []FrameShare `json:"inclusive"` // methods anywhere on the stack, but for the JDK's and the HTTP server's
+	Areas     []FrameShare `json:"areas"`     // top frames by code area
+}
+
+// FrameShare is one method (or area) and its share of the samples.
+type FrameShare struct {
+	Name    string  `json:"name"`
+	Samples int     `json:"samples"`
+	Percent float64 `json:"percent"`
+}
+
+// JFR drives a flight recording of one JVM through jcmd and reads it
+// with the jfr tool, both from javaHome.
+type JFR struct {
+	JavaHome string
+	Pid      int
+	Name     string
+}
+
+// Start begins a recording with the "profile" settings (Java samples
+// every 10 ms).
+func (j JFR) Start(ctx context.Context) error {
+	return j.jcmd(ctx, "JFR.start", "name="+j.Name, "settings=profile")
+}
+
+// Stop ends the recording and writes it to path.
+func (j JFR) Stop(ctx context.Context, path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("jfr stop: %w", err)
+	}
+	return j.jcmd(ctx, "JFR.stop", "name="+j.Name, "filename="+abs)
+}
+
+func (j JFR) jcmd(ctx context.Context, args ...string) error {
+	out, err := exec.CommandContext(ctx, filepath.Join(j.JavaHome, "bin", "jcmd"), append([]string{fmt.Sprint(j.Pid)}, args...)...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("jcmd %d %s: %w\n%s", j.Pid, strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// Summarize prints the recording's execution samples and aggregates them.
+func (j JFR) Summarize(ctx context.Context, path, what string, top int) (*Profile, error) {
+	cmd := exec.CommandContext(ctx, filepath.Join(j.JavaHome, "bin", "jfr"), "print", "--events", "jdk.ExecutionSample", "--stack-depth", "64", path)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("jfr print %s: %w", path, err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("jfr print %s: %w", path, err)
+	}
+	p, perr := ParseSamples(out, top)
+	if err := cmd.Wait(); err != nil {
+		return nil, fmt.Errorf("jfr print %s: %w", path, err)
+	}
+	if perr != nil {
+		return nil, fmt.Errorf("jfr print %s: %w", path, perr)
+	}
+	p.File, p.What = path, what
+	return p, nil
+}
+
+// ParseSamples aggregates `jfr print --events jdk.ExecutionSample`
+// output: each event's stackTrace = [ ... ] lists frames top first, as
+// "pkg.Class.method(Args) line: N".
+func ParseSamples(r io.Reader, top int) (*Profile, error) {
+	self, incl, areas := map[string]int{}, map[string]int{}, map[string]int{}
+	p := &Profile{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var stack []string
+	in := false
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case strings.HasPrefix(line, "stackTrace = ["):
+			in, stack = true, stack[:0]
+		case in && line == "]":
+			in = false
+			if len(stack) == 0 {
+				continue
+			}
+			p.Samples++
+			self[stack[0]]++
+			areas[area(stack[0])]++
+			seen := map[string]bool{}
+			for _, f := range stack {
+				if !plumbing(f) && !seen[f] {
+					seen[f] = true
+					incl[f]++
+				}
+			}
+		case in:
+			if f := frameName(line); f != "" {
+				stack = append(stack, f)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read samples: %w", err)
+	}
+	p.Self = shares(self, p.Samples, top)
+	p.Inclusive = shares(incl, p.Samples, top)
+	p.Areas = shares(areas, p.Samples, 0)
+	return p, nil
+}
+
+// frameName is "pkg.Class.method" of a frame line; "..." (a stack cut
+// at the depth limit) is no frame.
+func frameName(line string) string {
+	if i := strings.IndexByte(line, '('); i > 0 {
+		return line[:i]
+	}
+	if line == "..." {
+		return ""
+	}
+	return line
+}
+
+// plumbing is a frame every sample of a thread pool shares (the JDK's
+// and the HTTP server's): on the inclusive list it would only push the
+// methods that say what the work was off the top.
+func plumbing(frame string) bool {
+	for _, p := range []string{"java.", "jdk.", "sun.", "org.glassfish.", "org.eclipse.jetty.", "io.airlift.http."} {
+		if strings.HasPrefix(frame, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// area names the code a top frame belongs to.
+func area(frame string) string {
+	for _, a := range []struct{ prefix, name string }{
+		{"io.sstableflight.", "our connector (io.sstableflight)"},
+		{"org.apache.arrow.", "Arrow Java (org.apache.arrow)"},
+		{"io.grpc.", "gRPC (io.grpc)"},
+		{"io.netty.", "Netty (io.netty)"},
+		{"com.datastax.", "Cassandra driver (com.datastax)"},
+		{"io.trino.plugin.cassandra.", "Trino's cassandra connector"},
+		{"io.trino.", "Trino engine (io.trino)"},
+		{"io.airlift.", "airlift (io.airlift)"},
+		{"com.fasterxml.jackson.", "JSON (jackson)"},
+		{"org.glassfish.", "HTTP server (jersey, jetty)"},
+		{"org.eclipse.jetty.", "HTTP server (jersey, jetty)"},
+		{"java.", "JDK (java.*)"},
+		{"jdk.", "JDK (jdk.*)"},
+		{"sun.", "JDK (sun.*)"},
+	} {
+		if strings.HasPrefix(frame, a.prefix) {
+			return a.name
+		}
+	}
+	return "other"
+}
+
+func shares(m map[string]int, total, top int) []FrameShare {
+	out := make([]FrameShare, 0, len(m))
+	for k, v := range m {
+		out = append(out, FrameShare{Name: k, Samples: v, Percent: 100 * float64(v) / float64(max(1, total))})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Samples != out[j].Samples {
+			return out[i].Samples > out[j].Samples
+		}
+		return out[i].Name < out[j].Name
+	})
+	if top > 0 && len(out) > top {
+		out = out[:top]
+	}
+	return out
+}

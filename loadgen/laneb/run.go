@@ -1,0 +1,248 @@
+package laneb
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sstable-flight/sstable-flight/loadgen/lanea"
+)
+
+// Query is one of Lane B's statements; SQL holds %s where the
+// catalog-qualified table goes, so both arms run the same text.
+type Query struct {
+	Table string `json:"table"`
+	Name  string `json:"name"`
+	SQL   string `json:"sql"`
+	Scan  bool   `json:"scan"`     // a full scan (the 5× target) rather than a point query
+	Limit bool   `json:"limit_10"` // rows are compared by count only: which ten rows is not defined
+}
+
+// Queries are issue #16's Lane B set over Lane A's two tables: count(*),
+// sum(length(v)), a GROUP BY over the time series, a keyed lookup and
+// LIMIT 10. ts has no text v, so its sum(length) reads tag.
+func Queries(d lanea.Dataset) []Query {
+	kvKey := fmt.Sprintf("k%010d", d.KVRows/2)
+	series := fmt.Sprintf("series-%08d", d.TSPartitions/2)
+	return []Query{
+		{Table: lanea.KVTable, Name: "count(*)", SQL: "SELECT count(*) FROM %s", Scan: true},
+		{Table: lanea.KVTable, Name: "sum(length(v))", SQL: "SELECT sum(length(v)) FROM %s", Scan: true},
+		{Table: lanea.KVTable, Name: "keyed lookup", SQL: "SELECT k, v FROM %s WHERE k = '" + kvKey + "'"},
+		{Table: lanea.KVTable, Name: "LIMIT 10", SQL: "SELECT k, v FROM %s LIMIT 10", Limit: true},
+		{Table: lanea.TSTable, Name: "count(*)", SQL: "SELECT count(*) FROM %s", Scan: true},
+		{Table: lanea.TSTable, Name: "sum(length(tag))", SQL: "SELECT sum(length(tag)) FROM %s", Scan: true},
+		{Table: lanea.TSTable, Name: "GROUP BY tag", SQL: "SELECT tag, count(*), min(v), max(v), max(at) FROM %s GROUP BY tag ORDER BY tag", Scan: true},
+		{Table: lanea.TSTable, Name: "keyed lookup", SQL: "SELECT series, at, v, tag FROM %s WHERE series = '" + series + "' ORDER BY at"},
+		{Table: lanea.TSTable, Name: "LIMIT 10", SQL: "SELECT series, at, v, tag FROM %s LIMIT 10", Limit: true},
+	}
+}
+
+// Config is one Lane B run against a running Trino.
+type Config struct {
+	Trino     *Client
+	Keyspace  string
+	Queries   []Query
+	Warmups   int // unrecorded runs of each query through each catalog
+	Runs      int // recorded runs, the two catalogs alternating
+	ServerPid int // sstable-flight: its CPU is our arm's source CPU
+	NodePid   int // Cassandra: the peer arm's source CPU
+	Progress  io.Writer
+}
+
+// Arm is one query through one catalog.
+type Arm struct {
+	Catalog string    `json:"catalog"`
+	WallMS  []float64 `json:"wall_ms"` // each recorded run, in order
+	P50MS   float64   `json:"p50_ms"`
+	// Trino's figures of the median run.
+	CPUMS        float64 `json:"trino_cpu_ms"`
+	InputRows    int64   `json:"input_rows"`
+	InputBytes   int64   `json:"input_bytes"`
+	ReadTimeMS   float64 `json:"page_source_read_ms"` // physicalInputReadTime: the page sources' own account
+	ScanCPUMS    float64 `json:"scan_operator_cpu_ms"`
+	CPUPerRowNS  float64 `json:"trino_cpu_per_row_ns"` // Trino CPU / input rows
+	ScanPerRowNS float64 `json:"scan_cpu_per_row_ns"`  // scan operators' CPU / input rows
+	Splits       int     `json:"splits"`
+	SourceCPUMS  float64 `json:"source_cpu_ms"` // sstable-flight's or Cassandra's process CPU in the median run
+	Rows         int     `json:"result_rows"`
+}
+
+// Result is one query through both catalogs.
+type Result struct {
+	Query Query   `json:"query"`
+	Ours  Arm     `json:"ours"`
+	Peer  Arm     `json:"peer"`
+	Ratio float64 `json:"ratio"` // peer p50 / ours p50: above 1, ours is faster
+	Match bool    `json:"rows_match"`
+	Note  string  `json:"note,omitempty"`
+}
+
+// Run measures every query: warm-ups through both catalogs, then Runs
+// recorded runs alternating ours and the peer, so load that comes and
+// goes on a shared machine falls on both.
+func Run(ctx context.Context, cfg Config) ([]Result, error) {
+	var out []Result
+	var errs []error
+	for _, q := range cfg.Queries {
+		r, err := cfg.measure(ctx, q)
+		if err != nil {
+			errs = append(errs, err)
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		fmt.Fprintf(cfg.Progress, "lane-b: %s %-16s ours p50 %8.1f ms, cassandra p50 %8.1f ms, ratio %.2f×%s\n",
+			q.Table, q.Name, r.Ours.P50MS, r.Peer.P50MS, r.Ratio, map[bool]string{true: "", false: " ROWS DIFFER"}[r.Match])
+		out = append(out, r)
+	}
+	return out, errors.Join(errs...)
+}
+
+// Scan runs the full scans through one catalog n times each (for a
+// profile).
+func Scan(ctx context.Context, c *Client, catalog, keyspace string, qs []Query, n int) error {
+	for _, q := range qs {
+		if !q.Scan {
+			continue
+		}
+		for range n {
+			if _, err := c.Query(ctx, fmt.Sprintf(q.SQL, catalog+"."+keyspace+"."+q.Table)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+type run struct {
+	wall   time.Duration
+	stats  QueryStats
+	source time.Duration
+	rows   [][]any
+}
+
+func (cfg *Config) measure(ctx context.Context, q Query) (Result, error) {
+	res := Result{Query: q}
+	cats := []string{OursCatalog, PeerCatalog}
+	pids := map[string]int{OursCatalog: cfg.ServerPid, PeerCatalog: cfg.NodePid}
+	one := func(cat string) (run, error) {
+		sql := fmt.Sprintf(q.SQL, cat+"."+cfg.Keyspace+"."+q.Table)
+		before := ProcessCPU(pids[cat])
+		r, err := cfg.Trino.Query(ctx, sql)
+		if err != nil {
+			return run{}, err
+		}
+		return run{wall: r.Wall, stats: r.Stats, source: ProcessCPU(pids[cat]) - before, rows: r.Rows}, nil
+	}
+	for range cfg.Warmups {
+		for _, c := range cats {
+			if _, err := one(c); err != nil {
+				return res, fmt.Errorf("%s %s warm-up: %w", q.Table, q.Name, err)
+			}
+		}
+	}
+	runs := map[string][]run{}
+	for i := range cfg.Runs {
+		// Alternate which catalog goes first.
+		order := cats
+		if i%2 == 1 {
+			order = []string{PeerCatalog, OursCatalog}
+		}
+		for _, c := range order {
+			r, err := one(c)
+			if err != nil {
+				return res, fmt.Errorf("%s %s run %d: %w", q.Table, q.Name, i+1, err)
+			}
+			runs[c] = append(runs[c], r)
+		}
+	}
+	res.Ours, res.Peer = arm(OursCatalog, runs[OursCatalog]), arm(PeerCatalog, runs[PeerCatalog])
+	if res.Ours.P50MS > 0 {
+		res.Ratio = res.Peer.P50MS / res.Ours.P50MS
+	}
+	res.Match, res.Note = sameRows(q, runs[OursCatalog][0].rows, runs[PeerCatalog][0].rows)
+	return res, nil
+}
+
+func arm(cat string, runs []run) Arm {
+	a := Arm{Catalog: cat}
+	for _, r := range runs {
+		a.WallMS = append(a.WallMS, ms(r.wall))
+	}
+	sorted := append([]run(nil), runs...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].wall < sorted[j].wall })
+	m := sorted[(len(sorted)-1)/2]
+	if len(sorted)%2 == 0 {
+		a.P50MS = (ms(sorted[len(sorted)/2-1].wall) + ms(sorted[len(sorted)/2].wall)) / 2
+	} else {
+		a.P50MS = ms(m.wall)
+	}
+	s := m.stats
+	a.CPUMS, a.InputRows, a.InputBytes = ms(s.CPU), s.InputRows, s.InputBytes
+	a.ReadTimeMS, a.ScanCPUMS, a.Splits = ms(s.InputReadTime), ms(s.ScanCPU), s.Splits
+	if s.InputRows > 0 {
+		a.CPUPerRowNS = float64(s.CPU.Nanoseconds()) / float64(s.InputRows)
+		a.ScanPerRowNS = float64(s.ScanCPU.Nanoseconds()) / float64(s.InputRows)
+	}
+	a.SourceCPUMS = ms(m.source)
+	a.Rows = len(m.rows)
+	return a
+}
+
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+// sameRows compares the two arms' answers: value for value (as JSON, the
+// protocol's own rendering), or by count for LIMIT 10.
+func sameRows(q Query, ours, peer [][]any) (bool, string) {
+	if q.Limit {
+		if len(ours) != 10 || len(peer) != 10 {
+			return false, fmt.Sprintf("LIMIT 10 returned %d rows through ours and %d through cassandra", len(ours), len(peer))
+		}
+		return true, ""
+	}
+	a, _ := json.Marshal(ours)
+	b, _ := json.Marshal(peer)
+	if string(a) != string(b) {
+		return false, fmt.Sprintf("ours %s, cassandra %s", firstBytes(a, 200), firstBytes(b, 200))
+	}
+	return true, ""
+}
+
+// ProcessCPU is a process's user and system CPU so far (0 if unknown).
+func ProcessCPU(pid int) time.Duration {
+	if pid <= 0 {
+		return 0
+	}
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0
+	}
+	// The command name, in parentheses, may hold spaces: fields count
+	// from after its closing parenthesis (utime and stime are fields 14
+	// and 15 of the whole line, 12 and 13 after it).
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	k, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	// USER_HZ is 100 on Linux.
+	return time.Duration(u+k) * 10 * time.Millisecond
+}
