@@ -31,6 +31,9 @@ import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_SERVE
 import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_STREAM_FAILED;
 import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_UNAVAILABLE;
 import static java.util.Objects.requireNonNull;
+import static io.airlift.units.Duration.succinctNanos;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
@@ -50,7 +53,11 @@ import static java.util.concurrent.TimeUnit.SECONDS;
  * starving the catalog's other splits; getMemoryUsage is what it holds.
  *
  * Failover: the locations are tried in order while no batch has been read;
- * a location that answers UNAVAILABLE or cannot be reached is skipped.
+ * a location that answers UNAVAILABLE or cannot be reached is skipped. When
+ * none admitted the stream but one answered (busy: every stream slot of the
+ * server taken by this query's other splits, say), the list is asked again
+ * after a growing pause, for up to ten minutes, since a slot frees as soon as
+ * another split is drained.
  * Once a batch was returned, any failure fails the query: a retry elsewhere
  * would return those rows twice.
  *
@@ -66,6 +73,10 @@ public final class SstableFlightPageSource
     private static final Logger log = Logger.get(SstableFlightPageSource.class);
     /** How long close() waits for a cancelled fetch to return before leaving its stream to the JVM. */
     private static final long CLOSE_WAIT_SECONDS = 10;
+    /** How long a split waits for a location that answers busy to admit its stream. */
+    private static final long BUSY_WAIT_NANOS = MINUTES.toNanos(10);
+    private static final long BUSY_PAUSE_MIN_MILLIS = 20;
+    private static final long BUSY_PAUSE_MAX_MILLIS = 1000;
 
     private final FlightClientPool clients;
     private final SstableFlightSplit split;
@@ -175,11 +186,55 @@ public final class SstableFlightPageSource
         }
     }
 
-    /** Opens the stream on the first location that answers and returns whether it has a first batch. */
+    /**
+     * Opens the stream on the first location that admits it and returns
+     * whether it has a first batch. A location that answered UNAVAILABLE
+     * itself (its admission found every stream slot busy, or it is
+     * draining) will admit the stream once a slot frees: Trino opens as many
+     * splits at once as it has drivers, which may be more than the server's
+     * --max-streams. So when no location admitted the stream but one of
+     * them answered, the list is tried again after a pause, growing to
+     * BUSY_PAUSE_MAX_MILLIS, for up to BUSY_WAIT_NANOS; a location that could
+     * not be reached at all is no reason to wait.
+     */
     private boolean open()
     {
+        long deadline = System.nanoTime() + BUSY_WAIT_NANOS;
+        long pause = BUSY_PAUSE_MIN_MILLIS;
+        for (int round = 1; ; round++) {
+            List<String> skipped = new ArrayList<>();
+            boolean[] answered = new boolean[1];
+            Boolean hasBatch = openOnce(skipped, answered);
+            if (hasBatch != null) {
+                return hasBatch;
+            }
+            if (!answered[0] || closed || System.nanoTime() + MILLISECONDS.toNanos(pause) > deadline) {
+                String waited = round > 1 ? " (%d rounds over %s while busy)".formatted(round, succinctNanos(System.nanoTime() - deadline + BUSY_WAIT_NANOS)) : "";
+                throw new TrinoException(SSTABLE_FLIGHT_UNAVAILABLE, "read split: no location answered%s: %s".formatted(waited, String.join("; ", skipped)));
+            }
+            if (round == 1) {
+                log.debug("read split: every location is busy (%s); asking again", String.join("; ", skipped));
+            }
+            try {
+                Thread.sleep(pause);
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new TrinoException(SSTABLE_FLIGHT_UNAVAILABLE, "read split: interrupted while every location was busy: " + String.join("; ", skipped), e);
+            }
+            pause = Math.min(2 * pause, BUSY_PAUSE_MAX_MILLIS);
+        }
+    }
+
+    /**
+     * One pass over the locations: whether the first that admits the stream
+     * has a first batch, or null when none did (each then named in
+     * {@code skipped}, and {@code answered[0]} set if one of them answered
+     * UNAVAILABLE itself rather than being unreachable).
+     */
+    private Boolean openOnce(List<String> skipped, boolean[] answered)
+    {
         List<URI> locations = split.locationUris();
-        List<String> skipped = new ArrayList<>();
         for (int i = 0; i < locations.size(); i++) {
             URI location = locations.get(i);
             FlightStream candidate = null;
@@ -211,13 +266,16 @@ public final class SstableFlightPageSource
                 if (!FlightClientPool.isUnavailable(flight)) {
                     throw new TrinoException(SSTABLE_FLIGHT_SERVER_ERROR, "read split from %s: %s %s".formatted(location, flight.status().code(), e.getMessage()), e);
                 }
+                // A status the server sent has no local cause; one gRPC made up for a
+                // connection it could not open or lost carries the I/O error.
+                answered[0] |= flight.status().cause() == null;
                 skipped.add(location + " (" + e.getMessage() + ")");
                 if (i + 1 < locations.size()) {
                     log.warn("read split: %s is unavailable (%s), trying %s", location, e.getMessage(), locations.get(i + 1));
                 }
             }
         }
-        throw new TrinoException(SSTABLE_FLIGHT_UNAVAILABLE, "read split: no location answered: " + String.join("; ", skipped));
+        return null;
     }
 
     private boolean next()

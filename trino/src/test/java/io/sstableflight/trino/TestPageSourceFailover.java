@@ -7,15 +7,20 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_STREAM_FAILED;
+import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_UNAVAILABLE;
 import static io.trino.spi.type.IntegerType.INTEGER;
 import static io.trino.spi.type.VarcharType.VARCHAR;
 import static org.assertj.core.api.Assertions.assertThat;
+import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
@@ -94,6 +99,44 @@ class TestPageSourceFailover
         String healthy = server(2, 2, null);
         assertThat(read(busy, healthy)).containsExactly(200, 201, 202, 203);
         assertThat(calls).containsExactly(1, 2);
+    }
+
+    @Test
+    void aServerThatAnswersBusyIsAskedAgainUntilItAdmitsTheStream()
+            throws Exception
+    {
+        // The server's admission answers UNAVAILABLE when every stream slot
+        // stayed busy: Trino opens more splits at once than the server has
+        // slots, and the query must wait its turn, not fail.
+        AtomicInteger attempts = new AtomicInteger();
+        String busyTwice = servers.start((listener, root) -> {
+            if (attempts.incrementAndGet() <= 2) {
+                listener.error(CallStatus.UNAVAILABLE.withDescription("admission: every stream slot is busy").toRuntimeException());
+                return;
+            }
+            listener.start(root);
+            ScriptedFlightServers.putBatch(listener, root, 7, 2);
+            listener.completed();
+        });
+        assertThat(read(busyTwice)).containsExactly(7, 8);
+        assertThat(attempts.get()).isEqualTo(3);
+    }
+
+    @Test
+    void anUnreachableLocationIsNotAskedAgain()
+            throws Exception
+    {
+        String dead;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            dead = "grpc://127.0.0.1:" + socket.getLocalPort();
+        }
+        String unreachable = dead;
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> read(unreachable))
+                .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(SSTABLE_FLIGHT_UNAVAILABLE.toErrorCode()))
+                .hasMessageContaining("no location answered");
+        // Nothing answered, so nothing will admit the stream later: no waiting.
+        assertThat(System.nanoTime() - start).isLessThan(SECONDS.toNanos(20));
     }
 
     @Test
