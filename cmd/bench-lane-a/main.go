@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -79,7 +78,7 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	header := lanea.Machine(ctx, time.Now())
-	header.Command = command()
+	header.Command = lanea.Command("bench-lane-a", "LANEA_FLAGS", os.Args[1:])
 
 	dir := os.Getenv(cassandratest.EnvDir)
 	if dir == "" {
@@ -137,7 +136,7 @@ func run() error {
 	}
 	header.Load = fmt.Sprintf("closed loop, %s steps after %s warm-up, seed %d; point ramp %s over %d sampled keys, %s; scan ramp %s with %d splits; "+
 		"overload %d clients × %s; sstable-flight with --cassandra, hard-link snapshots, default admission%s",
-		cfg.Step, cfg.Warmup, cfg.Seed, *ramp, cfg.Keys, pointPath, *scanRamp, cfg.ScanSplits, t.OverloadClients, t.OverloadDuration, serverArgsNote(*serverArgs))
+		cfg.Step, cfg.Warmup, cfg.Seed, *ramp, cfg.Keys, pointPath, *scanRamp, cfg.ScanSplits, t.OverloadClients, t.OverloadDuration, lanea.FlagsNote(*serverArgs))
 
 	m, runErr := lanea.Run(ctx, cfg)
 	rep := lanea.NewReport(header, t, m, runErr)
@@ -160,47 +159,10 @@ func run() error {
 	return runErr
 }
 
-func writeReport(dir string, rep *lanea.Report, md string) error {
-	js, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode report: %w", err)
-	}
-	for name, b := range map[string][]byte{"report.md": []byte(md), "report.json": append(js, '\n')} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			return fmt.Errorf("write report: %w", err)
-		}
+func writeReport(dir string, rep any, md string) error {
+	if err := lanea.WriteReport(dir, rep, md); err != nil {
+		return err
 	}
 	fmt.Printf("lane-a: wrote %s and %s\n", filepath.Join(dir, "report.md"), filepath.Join(dir, "report.json"))
 	return nil
-}
-
-// command is how the run was asked for: through make when make started
-// it (its flags are LANEA_FLAGS), else go run.
-func command() string {
-	args := make([]string, len(os.Args)-1)
-	for i, a := range os.Args[1:] {
-		args[i] = shellQuote(a)
-	}
-	flags := strings.Join(args, " ")
-	if os.Getenv("MAKELEVEL") != "" {
-		if flags == "" {
-			return "make bench-lane-a"
-		}
-		return "make bench-lane-a LANEA_FLAGS='" + strings.ReplaceAll(flags, "'", `'\''`) + "'"
-	}
-	return strings.TrimSpace("go run ./cmd/bench-lane-a " + flags)
-}
-
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func serverArgsNote(args string) string {
-	if strings.TrimSpace(args) == "" {
-		return ""
-	}
-	return ", extra flags `" + strings.TrimSpace(args) + "`"
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -55,7 +54,7 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep := &laneb.Report{Header: lanea.Machine(ctx, time.Now()), UptimeBefore: laneb.Uptime(), Targets: laneb.DefaultTargets()}
-	rep.Header.Command = command()
+	rep.Header.Command = lanea.Command("bench-lane-b", "LANEB_FLAGS", os.Args[1:])
 	outDir := filepath.Clean(*out)
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)
@@ -179,7 +178,7 @@ func measure(ctx context.Context, rep *laneb.Report, d *lanea.Dataset, outDir st
 	defer func() { err = errors.Join(err, tr.Stop()) }()
 	rep.Trino = fmt.Sprintf("Trino 476 on %s (-Xmx%s, serial GC), one node", filepath.Base(o.javaHome), o.heap)
 	rep.Header.Load = fmt.Sprintf("%d warm-up and %d recorded runs of each query through each catalog, one query at a time, the catalogs alternating; sstable-flight with --cassandra, hard-link snapshots, default plugin settings%s",
-		o.warmups, o.runs, note(o.serverArgs))
+		o.warmups, o.runs, lanea.FlagsNote(o.serverArgs))
 
 	client := &laneb.Client{Base: tr.Base, HTTP: &http.Client{Timeout: 30 * time.Minute}}
 	qs := laneb.Queries(*d)
@@ -234,47 +233,10 @@ func script(path, body string) (string, error) {
 	return strings.TrimSpace(lines[len(lines)-1]), nil
 }
 
-func writeReport(dir string, rep *laneb.Report, md string) error {
-	js, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode report: %w", err)
-	}
-	for name, b := range map[string][]byte{"report.md": []byte(md), "report.json": append(js, '\n')} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			return fmt.Errorf("write report: %w", err)
-		}
+func writeReport(dir string, rep any, md string) error {
+	if err := lanea.WriteReport(dir, rep, md); err != nil {
+		return err
 	}
 	fmt.Printf("lane-b: wrote %s and %s\n", filepath.Join(dir, "report.md"), filepath.Join(dir, "report.json"))
 	return nil
-}
-
-// command is how the run was asked for: through make when make started
-// it (its flags are LANEB_FLAGS), else go run.
-func command() string {
-	args := make([]string, len(os.Args)-1)
-	for i, a := range os.Args[1:] {
-		args[i] = shellQuote(a)
-	}
-	flags := strings.Join(args, " ")
-	if os.Getenv("MAKELEVEL") != "" {
-		if flags == "" {
-			return "make bench-lane-b"
-		}
-		return "make bench-lane-b LANEB_FLAGS='" + strings.ReplaceAll(flags, "'", `'\''`) + "'"
-	}
-	return strings.TrimSpace("go run ./cmd/bench-lane-b " + flags)
-}
-
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func note(args string) string {
-	if strings.TrimSpace(args) == "" {
-		return ""
-	}
-	return ", extra flags `" + strings.TrimSpace(args) + "`"
 }
