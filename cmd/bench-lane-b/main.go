@@ -32,8 +32,8 @@ func run() error {
 	flag.IntVar(&d.TSPartitions, "ts-partitions", 200_000, "partitions of laneb.ts")
 	flag.IntVar(&d.TSRowsPerPartition, "ts-rows", 10, "rows per partition of laneb.ts")
 	reuse := flag.Bool("reuse", false, "keep laneb's tables when they already hold the expected rows")
-	runs := flag.Int("runs", 5, "recorded runs of each query through each catalog")
-	warmups := flag.Int("warmups", 1, "unrecorded runs of each query through each catalog first")
+	runs := flag.Int("runs", 5, "recorded rounds: every query once through each catalog")
+	warmups := flag.Int("warmups", 1, "unrecorded rounds (every query through each catalog) first")
 	profileRuns := flag.Int("profile-runs", 2, "runs of each of our full scans under a JFR recording (0: no profile)")
 	peerProfile := flag.Bool("profile-peer", true, "also record the cassandra catalog's full scans")
 	heap := flag.String("heap", "2G", "Trino's -Xmx")
@@ -177,7 +177,7 @@ func measure(ctx context.Context, rep *laneb.Report, d *lanea.Dataset, outDir st
 	}
 	defer func() { err = errors.Join(err, tr.Stop()) }()
 	rep.Trino = fmt.Sprintf("Trino 476 on %s (-Xmx%s, serial GC), one node", filepath.Base(o.javaHome), o.heap)
-	rep.Header.Load = fmt.Sprintf("%d warm-up and %d recorded runs of each query through each catalog, one query at a time, the catalogs alternating; sstable-flight with --cassandra, hard-link snapshots, default plugin settings%s",
+	rep.Header.Load = fmt.Sprintf("%d warm-up and %d recorded rounds, each running every query once through each catalog, one query at a time, the catalogs alternating which goes first; sstable-flight with --cassandra, hard-link snapshots, default plugin settings%s",
 		o.warmups, o.runs, lanea.FlagsNote(o.serverArgs))
 
 	client := &laneb.Client{Base: tr.Base, HTTP: &http.Client{Timeout: 30 * time.Minute}}

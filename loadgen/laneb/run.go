@@ -85,21 +85,59 @@ type Result struct {
 	Note  string  `json:"note,omitempty"`
 }
 
-// Run measures every query: warm-ups through both catalogs, then Runs
-// recorded runs alternating ours and the peer, so load that comes and
-// goes on a shared machine falls on both.
+// Run measures every query: a round of warm-ups through both catalogs,
+// then Runs recorded rounds, each running every query once through each
+// catalog, ours and the peer alternating which goes first. Load that comes
+// and goes on a shared machine so falls on both catalogs and on every
+// query alike: the count(*) against sum(length(v)) target compares two
+// queries, and a record that ran all of one before the other measured the
+// machine's drift (a first run's count(*) p50 rose from 1.0 s to 2.9 s over
+// its five runs while its server CPU was half sum's).
 func Run(ctx context.Context, cfg Config) ([]Result, error) {
-	var out []Result
 	var errs []error
-	for _, q := range cfg.Queries {
-		r, err := cfg.measure(ctx, q)
-		if err != nil {
-			errs = append(errs, err)
-			if ctx.Err() != nil {
-				break
+	failed := make([]bool, len(cfg.Queries))
+	runs := make([]map[string][]run, len(cfg.Queries))
+	for i := range runs {
+		runs[i] = map[string][]run{}
+	}
+	for round := -cfg.Warmups; round < cfg.Runs; round++ {
+		for i, q := range cfg.Queries {
+			if failed[i] {
+				continue
 			}
+			order := []string{OursCatalog, PeerCatalog}
+			if round%2 != 0 {
+				order = []string{PeerCatalog, OursCatalog}
+			}
+			for _, c := range order {
+				r, err := cfg.once(ctx, q, c)
+				if err != nil {
+					what := "warm-up"
+					if round >= 0 {
+						what = fmt.Sprintf("run %d", round+1)
+					}
+					errs = append(errs, fmt.Errorf("%s %s %s through %s: %w", q.Table, q.Name, what, c, err))
+					failed[i] = true
+					if ctx.Err() != nil {
+						return nil, errors.Join(errs...)
+					}
+					break
+				}
+				if round >= 0 {
+					runs[i][c] = append(runs[i][c], r)
+				}
+			}
+		}
+		if round >= 0 {
+			fmt.Fprintf(cfg.Progress, "lane-b: round %d of %d done\n", round+1, cfg.Runs)
+		}
+	}
+	var out []Result
+	for i, q := range cfg.Queries {
+		if failed[i] {
 			continue
 		}
+		r := result(q, runs[i][OursCatalog], runs[i][PeerCatalog])
 		fmt.Fprintf(cfg.Progress, "lane-b: %s %-16s ours p50 %8.1f ms, cassandra p50 %8.1f ms, ratio %.2f×%s\n",
 			q.Table, q.Name, r.Ours.P50MS, r.Peer.P50MS, r.Ratio, map[bool]string{true: "", false: " ROWS DIFFER"}[r.Match])
 		out = append(out, r)
@@ -130,47 +168,29 @@ type run struct {
 	rows   [][]any
 }
 
-func (cfg *Config) measure(ctx context.Context, q Query) (Result, error) {
-	res := Result{Query: q}
-	cats := []string{OursCatalog, PeerCatalog}
-	pids := map[string]int{OursCatalog: cfg.ServerPid, PeerCatalog: cfg.NodePid}
-	one := func(cat string) (run, error) {
-		sql := fmt.Sprintf(q.SQL, cat+"."+cfg.Keyspace+"."+q.Table)
-		before := ProcessCPU(pids[cat])
-		r, err := cfg.Trino.Query(ctx, sql)
-		if err != nil {
-			return run{}, err
-		}
-		return run{wall: r.Wall, stats: r.Stats, source: ProcessCPU(pids[cat]) - before, rows: r.Rows}, nil
+// once runs q through one catalog, with the CPU its data source (the
+// server or the node) spent meanwhile.
+func (cfg *Config) once(ctx context.Context, q Query, cat string) (run, error) {
+	pid := cfg.ServerPid
+	if cat == PeerCatalog {
+		pid = cfg.NodePid
 	}
-	for range cfg.Warmups {
-		for _, c := range cats {
-			if _, err := one(c); err != nil {
-				return res, fmt.Errorf("%s %s warm-up: %w", q.Table, q.Name, err)
-			}
-		}
+	sql := fmt.Sprintf(q.SQL, cat+"."+cfg.Keyspace+"."+q.Table)
+	before := ProcessCPU(pid)
+	r, err := cfg.Trino.Query(ctx, sql)
+	if err != nil {
+		return run{}, err
 	}
-	runs := map[string][]run{}
-	for i := range cfg.Runs {
-		// Alternate which catalog goes first.
-		order := cats
-		if i%2 == 1 {
-			order = []string{PeerCatalog, OursCatalog}
-		}
-		for _, c := range order {
-			r, err := one(c)
-			if err != nil {
-				return res, fmt.Errorf("%s %s run %d: %w", q.Table, q.Name, i+1, err)
-			}
-			runs[c] = append(runs[c], r)
-		}
-	}
-	res.Ours, res.Peer = arm(OursCatalog, runs[OursCatalog]), arm(PeerCatalog, runs[PeerCatalog])
+	return run{wall: r.Wall, stats: r.Stats, source: ProcessCPU(pid) - before, rows: r.Rows}, nil
+}
+
+func result(q Query, ours, peer []run) Result {
+	res := Result{Query: q, Ours: arm(OursCatalog, ours), Peer: arm(PeerCatalog, peer)}
 	if res.Ours.P50MS > 0 {
 		res.Ratio = res.Peer.P50MS / res.Ours.P50MS
 	}
-	res.Match, res.Note = sameRows(q, runs[OursCatalog][0].rows, runs[PeerCatalog][0].rows)
-	return res, nil
+	res.Match, res.Note = sameRows(q, ours[0].rows, peer[0].rows)
+	return res
 }
 
 func arm(cat string, runs []run) Arm {
