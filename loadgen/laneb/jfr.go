@@ -21,6 +21,9 @@ type Profile struct {
 	Self      []FrameShare `json:"self"`      // top frames
 	Inclusive []FrameShare `json:"inclusive"` // methods anywhere on the stack, but for the JDK's and the HTTP server's
 	Areas     []FrameShare `json:"areas"`     // top frames by code area
+	// Samples with a frame of the area anywhere on the stack: how much
+	// of Trino's work was on behalf of gRPC, Arrow, the connector.
+	AreasOnStack []FrameShare `json:"areas_on_stack"`
 }
 
 // FrameShare is one method (or area) and its share of the samples.
@@ -86,7 +89,7 @@ func (j JFR) Summarize(ctx context.Context, path, what string, top int) (*Profil
 // output: each event's stackTrace = [ ... ] lists frames top first, as
 // "pkg.Class.method(Args) line: N".
 func ParseSamples(r io.Reader, top int) (*Profile, error) {
-	self, incl, areas := map[string]int{}, map[string]int{}, map[string]int{}
+	self, incl, areas, onStack := map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
 	p := &Profile{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -111,6 +114,10 @@ func ParseSamples(r io.Reader, top int) (*Profile, error) {
 					seen[f] = true
 					incl[f]++
 				}
+				if a := "area " + area(f); !seen[a] {
+					seen[a] = true
+					onStack[a[len("area "):]]++
+				}
 			}
 		case in:
 			if f := frameName(line); f != "" {
@@ -124,6 +131,7 @@ func ParseSamples(r io.Reader, top int) (*Profile, error) {
 	p.Self = shares(self, p.Samples, top)
 	p.Inclusive = shares(incl, p.Samples, top)
 	p.Areas = shares(areas, p.Samples, 0)
+	p.AreasOnStack = shares(onStack, p.Samples, 0)
 	return p, nil
 }
 

@@ -89,6 +89,14 @@ func TestParseSamples(t *testing.T) {
 	if len(p.Areas) != 2 || p.Areas[0].Percent != 50 {
 		t.Errorf("areas = %+v", p.Areas)
 	}
+	// Both samples run our connector; one has Trino's frames, none gRPC's.
+	on := map[string]float64{}
+	for _, a := range p.AreasOnStack {
+		on[a.Name] = a.Percent
+	}
+	if on["our connector (io.sstableflight)"] != 100 || on["Trino engine (io.trino)"] != 50 || on["gRPC (io.grpc)"] != 0 {
+		t.Errorf("areas on the stack = %+v", p.AreasOnStack)
+	}
 }
 
 func TestJudge(t *testing.T) {

@@ -156,9 +156,13 @@ func (r *Report) Markdown(level int, title string) string {
 		}
 		fmt.Fprintf(&b, "%s# Trino profile: %s\n\n", h, p.What)
 		fmt.Fprintf(&b, "JFR execution samples (settings=profile): %d, recording %s.\n\n", p.Samples, p.File)
-		b.WriteString("| code area (top frame) | samples |\n|---|---:|\n")
+		onStack := map[string]float64{}
+		for _, a := range p.AreasOnStack {
+			onStack[a.Name] = a.Percent
+		}
+		b.WriteString("| code area | top frame (self) | anywhere on the stack |\n|---|---:|---:|\n")
 		for _, a := range p.Areas {
-			fmt.Fprintf(&b, "| %s | %.1f%% |\n", a.Name, a.Percent)
+			fmt.Fprintf(&b, "| %s | %.1f%% | %.1f%% |\n", a.Name, a.Percent, onStack[a.Name])
 		}
 		b.WriteString("\n| top frame | self |\n|---|---:|\n")
 		for _, f := range p.Self {
