@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -220,8 +221,14 @@ func profile(ctx context.Context, j laneb.JFR, c *laneb.Client, ks string, qs []
 	return j.Summarize(ctx, path, fmt.Sprintf("%d runs of each full scan through %s", n, catalog), 20)
 }
 
+// ansiEscape matches a terminal control sequence: Maven, quiet and in
+// batch mode, still prints colour resets on the line before the
+// directory trino-build.sh names.
+var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+
 // script runs one of deploy/local's scripts through bash and returns
-// the last line it printed (the directory it names).
+// the last line it printed (the directory it names), without terminal
+// control sequences.
 func script(path, body string) (string, error) {
 	cmd := exec.Command("bash", "-c", body, path)
 	cmd.Stderr = os.Stderr
@@ -229,7 +236,7 @@ func script(path, body string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("run %s: %w", path, err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	lines := strings.Split(strings.TrimSpace(ansiEscape.ReplaceAllString(string(out), "")), "\n")
 	return strings.TrimSpace(lines[len(lines)-1]), nil
 }
 
