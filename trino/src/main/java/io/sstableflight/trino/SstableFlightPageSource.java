@@ -264,14 +264,16 @@ public final class SstableFlightPageSource
                 }
                 FlightRuntimeException flight = (FlightRuntimeException) e;
                 if (!FlightClientPool.isUnavailable(flight)) {
-                    throw new TrinoException(SSTABLE_FLIGHT_SERVER_ERROR, "read split from %s: %s %s".formatted(location, flight.status().code(), e.getMessage()), e);
+                    throw new TrinoException(SSTABLE_FLIGHT_SERVER_ERROR, "read split from %s: %s %s".formatted(location, flight.status().code(), FlightErrors.describe(flight)), e);
                 }
                 // A status the server sent has no local cause; one gRPC made up for a
                 // connection it could not open or lost carries the I/O error.
                 answered[0] |= flight.status().cause() == null;
-                skipped.add(location + " (" + e.getMessage() + ")");
+                // describe: a failed TLS handshake says only "ssl exception" in its message.
+                String reason = FlightErrors.describe(flight);
+                skipped.add(location + " (" + reason + ")");
                 if (i + 1 < locations.size()) {
-                    log.warn("read split: %s is unavailable (%s), trying %s", location, e.getMessage(), locations.get(i + 1));
+                    log.warn("read split: %s is unavailable (%s), trying %s", location, reason, locations.get(i + 1));
                 }
             }
         }
@@ -289,7 +291,8 @@ public final class SstableFlightPageSource
             }
             // Rows of this split already went to Trino: reading elsewhere could repeat them.
             String code = e instanceof FlightRuntimeException flight ? flight.status().code().toString() : "";
-            throw new TrinoException(SSTABLE_FLIGHT_STREAM_FAILED, "read split from %s: the stream failed after %d rows: %s %s".formatted(streamLocation, completedPositions, code, e.getMessage()), e);
+            String reason = e instanceof FlightRuntimeException flight ? FlightErrors.describe(flight) : e.getMessage();
+            throw new TrinoException(SSTABLE_FLIGHT_STREAM_FAILED, "read split from %s: the stream failed after %d rows: %s %s".formatted(streamLocation, completedPositions, code, reason), e);
         }
     }
 
