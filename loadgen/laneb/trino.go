@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -55,8 +56,37 @@ type statementResponse struct {
 	} `json:"error"`
 }
 
-// Query runs sql to completion and then reads its QueryInfo.
+// noNodesWait bounds how long Query asks again while Trino answers
+// NO_NODES_AVAILABLE: a Trino that lists its catalogs may not yet have
+// announced them on its (coordinator's) worker node, and a scan planned in
+// that window fails at once, before any row, so asking again is safe.
+const noNodesWait = time.Minute
+
+// Query runs sql to completion and then reads its QueryInfo. A query
+// Trino refused with NO_NODES_AVAILABLE is asked again for up to
+// noNodesWait; its Answer's Wall counts only the attempt that ran.
 func (c *Client) Query(ctx context.Context, sql string) (*Answer, error) {
+	deadline := time.Now().Add(noNodesWait)
+	for {
+		res, err := c.query(ctx, sql)
+		var refused *noNodesError
+		if !errors.As(err, &refused) || time.Now().After(deadline) {
+			return res, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("query %q: %w (while Trino had no node: %v)", sql, ctx.Err(), err)
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// noNodesError is Trino's NO_NODES_AVAILABLE, which Query asks again on.
+type noNodesError struct{ msg string }
+
+func (e *noNodesError) Error() string { return e.msg }
+
+func (c *Client) query(ctx context.Context, sql string) (*Answer, error) {
 	start := time.Now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.Base+"/v1/statement", strings.NewReader(sql))
 	if err != nil {
@@ -70,7 +100,11 @@ func (c *Client) Query(ctx context.Context, sql string) (*Answer, error) {
 			return nil, fmt.Errorf("query %q: %w", sql, err)
 		}
 		if sr.Error != nil {
-			return nil, fmt.Errorf("query %q: Trino %s: %s", sql, sr.Error.ErrorName, sr.Error.Message)
+			err := fmt.Errorf("query %q: Trino %s: %s", sql, sr.Error.ErrorName, sr.Error.Message)
+			if sr.Error.ErrorName == "NO_NODES_AVAILABLE" {
+				return nil, &noNodesError{msg: err.Error()}
+			}
+			return nil, err
 		}
 		res.QueryID = sr.ID
 		res.Rows = append(res.Rows, sr.Data...)
