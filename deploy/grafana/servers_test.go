@@ -1,14 +1,11 @@
 package grafana
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -112,21 +109,9 @@ func startServer(t *testing.T, bin, pod string) *server {
 			t.Fatalf("server %s did not log its addresses (exited: %v, %v):\n%s", pod, s.exited(), s.err, s.stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
-		s.addr, s.admin = loggedAddr(s.stderr.String(), "serving Flight"), loggedAddr(s.stderr.String(), "serving admin")
+		s.addr, s.admin = flighttest.LoggedAddr(s.stderr.String(), "serving Flight"), flighttest.LoggedAddr(s.stderr.String(), "serving admin")
 	}
 	return s
-}
-
-// loggedAddr is the addr of the server's JSON log line msg.
-func loggedAddr(log, msg string) string {
-	sc := bufio.NewScanner(strings.NewReader(log))
-	for sc.Scan() {
-		var rec struct{ Msg, Addr string }
-		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Msg == msg && rec.Addr != "" {
-			return rec.Addr
-		}
-	}
-	return ""
 }
 
 func (s *server) String() string {

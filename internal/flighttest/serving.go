@@ -11,13 +11,19 @@ import (
 // has not: how the tests that start the binary, from the repository or
 // from the image, learn the port it took.
 func ServingAddr(log string) string {
+	return LoggedAddr(log, "serving Flight")
+}
+
+// LoggedAddr finds the addr of the server's JSON log line msg ("serving
+// Flight", "serving admin"), or "" while it has not logged it.
+func LoggedAddr(log, msg string) string {
 	sc := bufio.NewScanner(strings.NewReader(log))
 	for sc.Scan() {
 		var rec struct {
 			Msg  string `json:"msg"`
 			Addr string `json:"addr"`
 		}
-		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Msg == "serving Flight" && rec.Addr != "" {
+		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Msg == msg && rec.Addr != "" {
 			return rec.Addr
 		}
 	}
