@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
@@ -37,16 +38,21 @@ func DialFlight(cfg *Config) (flight.Client, error) {
 			return nil, fmt.Errorf("dial flight server %s: %w", cfg.Addr, err)
 		}
 	}
-	opts := []grpc.DialOption{grpc.WithTransportCredentials(creds)}
-	if cfg.Token != "" {
-		opts = append(opts, bearer(cfg.Token)...)
-	}
-	opts = append(opts, cfg.DialOptions...)
-	c, err := flight.NewClientWithMiddleware(cfg.Addr, nil, nil, opts...)
+	c, err := flight.NewClientWithMiddleware(cfg.Addr, nil, nil, dialOptions(cfg, creds)...)
 	if err != nil {
 		return nil, fmt.Errorf("dial flight server %s: %w", cfg.Addr, err)
 	}
 	return c, nil
+}
+
+// dialOptions are the options of every connection the rig opens, to the
+// planning server or a location: creds, the bearer token, cfg's own.
+func dialOptions(cfg *Config, creds credentials.TransportCredentials) []grpc.DialOption {
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(creds)}
+	if cfg.Token != "" {
+		opts = append(opts, bearer(cfg.Token)...)
+	}
+	return append(opts, cfg.DialOptions...)
 }
 
 // bearer adds "authorization: Bearer <token>" to every call. Interceptors

@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 )
@@ -112,7 +111,9 @@ func (l *Locations) counter(loc string) *served {
 	return s
 }
 
-// client is the connection for a location URI, dialled on first use.
+// client is the connection for a location URI, dialled on first use;
+// a known location costs a parse and a map lookup, no credentials are
+// built (nor the CA file read) again.
 func (l *Locations) client(uri string) (flight.Client, error) {
 	u, err := url.Parse(uri)
 	if err != nil {
@@ -121,18 +122,7 @@ func (l *Locations) client(uri string) (flight.Client, error) {
 	if u.Scheme == reuseConnection {
 		return l.planner, nil
 	}
-	var creds credentials.TransportCredentials
-	switch u.Scheme {
-	case "grpc", "grpc+tcp":
-		creds = insecure.NewCredentials()
-	case "grpc+tls":
-		creds = credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
-		if l.cfg.CAFile != "" {
-			if creds, err = caCredentials(l.cfg.CAFile); err != nil {
-				return nil, fmt.Errorf("location %s: %w", uri, err)
-			}
-		}
-	default:
+	if u.Scheme != "grpc" && u.Scheme != "grpc+tcp" && u.Scheme != "grpc+tls" {
 		return nil, fmt.Errorf("location %s: scheme %q: want grpc, grpc+tcp or grpc+tls", uri, u.Scheme)
 	}
 	if u.Host == "" {
@@ -144,12 +134,16 @@ func (l *Locations) client(uri string) (flight.Client, error) {
 	if c, ok := l.clients[key]; ok {
 		return c, nil
 	}
-	opts := []grpc.DialOption{grpc.WithTransportCredentials(creds)}
-	if l.cfg.Token != "" {
-		opts = append(opts, bearer(l.cfg.Token)...)
+	creds := insecure.NewCredentials()
+	if u.Scheme == "grpc+tls" {
+		creds = credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
+		if l.cfg.CAFile != "" {
+			if creds, err = caCredentials(l.cfg.CAFile); err != nil {
+				return nil, fmt.Errorf("location %s: %w", uri, err)
+			}
+		}
 	}
-	opts = append(opts, l.cfg.DialOptions...)
-	c, err := flight.NewClientWithMiddleware(u.Host, nil, nil, opts...)
+	c, err := flight.NewClientWithMiddleware(u.Host, nil, nil, dialOptions(l.cfg, creds)...)
 	if err != nil {
 		return nil, fmt.Errorf("dial location %s: %w", uri, err)
 	}
