@@ -34,6 +34,7 @@ func run() error {
 	flag.IntVar(&d.TSRowsPerPartition, "ts-rows", 10, "rows per partition of laneb.ts")
 	reuse := flag.Bool("reuse", false, "keep laneb's tables when they already hold the expected rows")
 	runs := flag.Int("runs", 5, "recorded rounds: every query once through each catalog")
+	pointRepeat := flag.Int("point-repeat", 5, "runs of each point query (keyed lookup, LIMIT 10) per round and catalog, all recorded")
 	warmups := flag.Int("warmups", 1, "unrecorded rounds (every query through each catalog) first")
 	profileRuns := flag.Int("profile-runs", 2, "runs of each of our full scans under a JFR recording (0: no profile)")
 	peerProfile := flag.Bool("profile-peer", true, "also record the cassandra catalog's full scans")
@@ -61,7 +62,7 @@ func run() error {
 		return fmt.Errorf("create output directory: %w", err)
 	}
 	runErr := measure(ctx, rep, &d, outDir, options{
-		reuse: *reuse, runs: *runs, warmups: *warmups, profileRuns: *profileRuns, peerProfile: *peerProfile,
+		reuse: *reuse, runs: *runs, pointRepeat: *pointRepeat, warmups: *warmups, profileRuns: *profileRuns, peerProfile: *peerProfile,
 		heap: *heap, serverBin: *serverBin, serverArgs: *serverArgs, trinoHome: *trinoHome,
 		pluginDir: *pluginDir, javaHome: *javaHome, goBin: *goBin,
 	})
@@ -81,6 +82,7 @@ func run() error {
 type options struct {
 	reuse                          bool
 	runs, warmups, profileRuns     int
+	pointRepeat                    int
 	peerProfile                    bool
 	heap, serverBin, serverArgs    string
 	trinoHome, pluginDir, javaHome string
@@ -178,13 +180,13 @@ func measure(ctx context.Context, rep *laneb.Report, d *lanea.Dataset, outDir st
 	}
 	defer func() { err = errors.Join(err, tr.Stop()) }()
 	rep.Trino = fmt.Sprintf("Trino 476 on %s (-Xmx%s, serial GC), one node", filepath.Base(o.javaHome), o.heap)
-	rep.Header.Load = fmt.Sprintf("%d warm-up and %d recorded rounds, each running every query once through each catalog, one query at a time, the catalogs alternating which goes first; sstable-flight with --cassandra, hard-link snapshots, default plugin settings%s",
-		o.warmups, o.runs, lanea.FlagsNote(o.serverArgs))
+	rep.Header.Load = fmt.Sprintf("%d warm-up and %d recorded rounds, each running every full scan once and every point query %d times through each catalog, one query at a time, the catalogs alternating which goes first; sstable-flight with --cassandra, hard-link snapshots, default plugin settings%s",
+		o.warmups, o.runs, max(1, o.pointRepeat), lanea.FlagsNote(o.serverArgs))
 
 	client := &laneb.Client{Base: tr.Base, HTTP: &http.Client{Timeout: 30 * time.Minute}}
 	qs := laneb.Queries(*d)
 	results, err := laneb.Run(ctx, laneb.Config{
-		Trino: client, Keyspace: d.Keyspace, Queries: qs, Warmups: o.warmups, Runs: o.runs,
+		Trino: client, Keyspace: d.Keyspace, Queries: qs, Warmups: o.warmups, Runs: o.runs, PointRepeat: o.pointRepeat,
 		ServerPid: srv.Pid, NodePid: node.Pid, Progress: os.Stderr,
 	})
 	rep.Results = results

@@ -134,17 +134,18 @@ func (r *Report) Markdown(level int, title string) string {
 	if r.Error != "" {
 		fmt.Fprintf(&b, "**The run did not complete:** %s\n\n", r.Error)
 	}
-	b.WriteString("| table | query | ours p50 | cassandra p50 | ratio (cassandra/ours) | Trino CPU per row, ours / cassandra | page-source read time, ours / cassandra | source CPU, ours / cassandra | rows equal |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("| table | query | ours p50 | cassandra p50 | ratio (cassandra/ours) | Trino CPU per row, ours / cassandra | page-source read time, ours / cassandra | source CPU, ours / cassandra | analysis + planning, ours / cassandra | rows equal |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, x := range r.Results {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f× | %s / %s | %s / %s | %s / %s | %s |\n",
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f× | %s / %s | %s / %s | %s / %s | %s / %s | %s |\n",
 			x.Query.Table, x.Query.Name, fmtMS(x.Ours.P50MS), fmtMS(x.Peer.P50MS), x.Ratio,
 			nsRow(x.Ours.CPUPerRowNS), nsRow(x.Peer.CPUPerRowNS), fmtMS(x.Ours.ReadTimeMS), fmtMS(x.Peer.ReadTimeMS),
-			fmtMS(x.Ours.SourceCPUMS), fmtMS(x.Peer.SourceCPUMS), yes(x.Match, x.Note))
+			fmtMS(x.Ours.SourceCPUMS), fmtMS(x.Peer.SourceCPUMS), fmtMS(x.Ours.PlanningMS), fmtMS(x.Peer.PlanningMS), yes(x.Match, x.Note))
 	}
 	b.WriteString("\nCPU per row is Trino's totalCpuTime of the median run over the rows its page sources returned (physicalInputPositions); ")
 	b.WriteString("page-source read time is Trino's physicalInputReadTime, the page sources' own account of time spent reading; ")
-	b.WriteString("source CPU is the sstable-flight process's (ours) or the Cassandra node's (cassandra) CPU during that run, from /proc.\n\n")
+	b.WriteString("source CPU is the sstable-flight process's (ours) or the Cassandra node's (cassandra) CPU during that run, from /proc; ")
+	b.WriteString("analysis + planning is Trino's analysisTime and planningTime of that run, where a connector's metadata, statistics and pushdown calls fall.\n\n")
 	fmt.Fprintf(&b, "%s# Targets (issue #16, Lane B)\n\n", h)
 	for _, g := range r.Goals {
 		fmt.Fprintf(&b, "- %s: %s (%s)\n", g.Name, metWord(g.Met), g.Detail)

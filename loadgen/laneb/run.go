@@ -47,14 +47,17 @@ func Queries(d lanea.Dataset) []Query {
 
 // Config is one Lane B run against a running Trino.
 type Config struct {
-	Trino     *Client
-	Keyspace  string
-	Queries   []Query
-	Warmups   int // unrecorded runs of each query through each catalog
-	Runs      int // recorded runs, the two catalogs alternating
-	ServerPid int // sstable-flight: its CPU is our arm's source CPU
-	NodePid   int // Cassandra: the peer arm's source CPU
-	Progress  io.Writer
+	Trino    *Client
+	Keyspace string
+	Queries  []Query
+	Warmups  int // unrecorded runs of each query through each catalog
+	Runs     int // recorded runs, the two catalogs alternating
+	// PointRepeat runs each point query (not Scan) this many times per
+	// round and catalog; every run is recorded.
+	PointRepeat int
+	ServerPid   int // sstable-flight: its CPU is our arm's source CPU
+	NodePid     int // Cassandra: the peer arm's source CPU
+	Progress    io.Writer
 }
 
 // Arm is one query through one catalog.
@@ -68,6 +71,7 @@ type Arm struct {
 	InputBytes   int64   `json:"input_bytes"`
 	ReadTimeMS   float64 `json:"page_source_read_ms"` // physicalInputReadTime: the page sources' own account
 	ScanCPUMS    float64 `json:"scan_operator_cpu_ms"`
+	PlanningMS   float64 `json:"analysis_planning_ms"` // Trino's analysis and planning: metadata, statistics, pushdown
 	CPUPerRowNS  float64 `json:"trino_cpu_per_row_ns"` // Trino CPU / input rows
 	ScanPerRowNS float64 `json:"scan_cpu_per_row_ns"`  // scan operators' CPU / input rows
 	Splits       int     `json:"splits"`
@@ -87,7 +91,10 @@ type Result struct {
 
 // Run measures every query: a round of warm-ups through both catalogs,
 // then Runs recorded rounds, each running every query once through each
-// catalog, ours and the peer alternating which goes first. Load that comes
+// catalog (a point query PointRepeat times: its tens of milliseconds
+// spread by as much from run to run on a shared machine, so five samples
+// cannot tell two catalogs a few milliseconds apart), ours and the peer
+// alternating which goes first. Load that comes
 // and goes on a shared machine so falls on both catalogs and on every
 // query alike: the count(*) against sum(length(v)) target compares two
 // queries, and a record that ran all of one before the other measured the
@@ -105,26 +112,32 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 			if failed[i] {
 				continue
 			}
-			order := []string{OursCatalog, PeerCatalog}
-			if round%2 != 0 {
-				order = []string{PeerCatalog, OursCatalog}
+			reps := 1
+			if !q.Scan {
+				reps = max(1, cfg.PointRepeat)
 			}
-			for _, c := range order {
-				r, err := cfg.once(ctx, q, c)
-				if err != nil {
-					what := "warm-up"
-					if round >= 0 {
-						what = fmt.Sprintf("run %d", round+1)
-					}
-					errs = append(errs, fmt.Errorf("%s %s %s through %s: %w", q.Table, q.Name, what, c, err))
-					failed[i] = true
-					if ctx.Err() != nil {
-						return nil, errors.Join(errs...)
-					}
-					break
+			for rep := 0; rep < reps && !failed[i]; rep++ {
+				order := []string{OursCatalog, PeerCatalog}
+				if (round+rep)%2 != 0 {
+					order = []string{PeerCatalog, OursCatalog}
 				}
-				if round >= 0 {
-					runs[i][c] = append(runs[i][c], r)
+				for _, c := range order {
+					r, err := cfg.once(ctx, q, c)
+					if err != nil {
+						what := "warm-up"
+						if round >= 0 {
+							what = fmt.Sprintf("run %d", round+1)
+						}
+						errs = append(errs, fmt.Errorf("%s %s %s through %s: %w", q.Table, q.Name, what, c, err))
+						failed[i] = true
+						if ctx.Err() != nil {
+							return nil, errors.Join(errs...)
+						}
+						break
+					}
+					if round >= 0 {
+						runs[i][c] = append(runs[i][c], r)
+					}
 				}
 			}
 		}
@@ -209,6 +222,7 @@ func arm(cat string, runs []run) Arm {
 	s := m.stats
 	a.CPUMS, a.InputRows, a.InputBytes = ms(s.CPU), s.InputRows, s.InputBytes
 	a.ReadTimeMS, a.ScanCPUMS, a.Splits = ms(s.InputReadTime), ms(s.ScanCPU), s.Splits
+	a.PlanningMS = ms(s.Planning)
 	if s.InputRows > 0 {
 		a.CPUPerRowNS = float64(s.CPU.Nanoseconds()) / float64(s.InputRows)
 		a.ScanPerRowNS = float64(s.ScanCPU.Nanoseconds()) / float64(s.InputRows)

@@ -43,6 +43,7 @@ type QueryStats struct {
 	ScanCPU        time.Duration `json:"scan_cpu_ns"`  // CPU of the table-scan operators (getOutput of the page source and projection)
 	ScanWall       time.Duration `json:"scan_wall_ns"` // their wall time
 	Splits         int           `json:"splits"`
+	Planning       time.Duration `json:"planning_ns"` // analysisTime + planningTime: where a connector's metadata calls fall
 	PeakUserMemory int64         `json:"peak_user_memory"`
 }
 
@@ -168,6 +169,8 @@ type queryInfo struct {
 	State      string `json:"state"`
 	QueryStats struct {
 		ElapsedTime            string `json:"elapsedTime"`
+		AnalysisTime           string `json:"analysisTime"`
+		PlanningTime           string `json:"planningTime"`
 		TotalCPUTime           string `json:"totalCpuTime"`
 		PhysicalInputPositions int64  `json:"physicalInputPositions"`
 		PhysicalInputDataSize  string `json:"physicalInputDataSize"`
@@ -225,6 +228,7 @@ func (c *Client) queryStats(ctx context.Context, id string) (QueryStats, error) 
 	}
 	qs.Elapsed = dur(s.ElapsedTime)
 	qs.CPU = dur(s.TotalCPUTime)
+	qs.Planning = dur(s.AnalysisTime) + dur(s.PlanningTime)
 	qs.InputRows = s.PhysicalInputPositions
 	qs.InputBytes = size(s.PhysicalInputDataSize)
 	qs.InputReadTime = dur(s.PhysicalInputReadTime)

@@ -3,9 +3,11 @@ package laneb
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -48,5 +50,58 @@ func TestQueryAsksAgainWhileTrinoHasNoNode(t *testing.T) {
 	c = &Client{Base: other.URL, HTTP: other.Client()}
 	if _, err := c.Query(context.Background(), "SELEC 1"); err == nil || !strings.Contains(err.Error(), "SYNTAX_ERROR") || statements.Load() != 1 {
 		t.Fatalf("a syntax error: %v after %d asks, want it at once", err, statements.Load())
+	}
+}
+
+// TestRunRepeatsPointQueries: a round runs a full scan once and a point
+// query PointRepeat times through each catalog, records every run after
+// the warm-ups, and reads each run's analysis and planning time from
+// its QueryInfo. The endpoint is a scripted Trino, as above.
+func TestRunRepeatsPointQueries(t *testing.T) {
+	var mu sync.Mutex
+	asked := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/v1/statement":
+			b, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			asked[string(b)]++
+			mu.Unlock()
+			fmt.Fprint(w, `{"id":"q","data":[[1]]}`)
+		case strings.HasPrefix(r.URL.Path, "/v1/query/"):
+			fmt.Fprint(w, `{"state":"FINISHED","queryStats":{"analysisTime":"1.50ms","planningTime":"2.50ms"}}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	cfg := Config{
+		Trino:    &Client{Base: srv.URL, HTTP: srv.Client()},
+		Keyspace: "ks",
+		Queries: []Query{
+			{Table: "t", Name: "count(*)", SQL: "SELECT count(*) FROM %s", Scan: true},
+			{Table: "t", Name: "keyed lookup", SQL: "SELECT * FROM %s WHERE k = 1"},
+		},
+		Warmups: 1, Runs: 2, PointRepeat: 3, Progress: io.Discard,
+	}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(res) != 2 {
+		t.Fatalf("%d results, want 2", len(res))
+	}
+	for _, c := range []struct {
+		r          Result
+		runs, asks int
+	}{{res[0], 2, 3}, {res[1], 6, 9}} {
+		for _, a := range []Arm{c.r.Ours, c.r.Peer} {
+			if len(a.WallMS) != c.runs || a.PlanningMS != 4 {
+				t.Errorf("%s through %s: %d recorded runs, planning %.2f ms; want %d and 4 ms", c.r.Query.Name, a.Catalog, len(a.WallMS), a.PlanningMS, c.runs)
+			}
+			if n := asked[fmt.Sprintf(c.r.Query.SQL, a.Catalog+".ks.t")]; n != c.asks {
+				t.Errorf("%s through %s asked %d times, want %d (warm-ups included)", c.r.Query.Name, a.Catalog, n, c.asks)
+			}
+		}
 	}
 }
