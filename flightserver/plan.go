@@ -13,9 +13,12 @@ import (
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
-// partitionsPerSplit sizes scan splits: enough work per endpoint to
-// amortize a stream, small enough to spread over a client's workers.
-const partitionsPerSplit = 250_000
+// rowsPerSplit sizes scan splits: enough work per endpoint to amortize a
+// stream, small enough to spread over a client's workers. A stream's work
+// follows the rows it decodes, not its partitions: sized by partitions, a
+// table of 200,000 partitions of 10 rows was one endpoint, read by one
+// core while the client's others idled.
+const rowsPerSplit = 250_000
 
 // estimate sums the SSTables' partition and row counts (an upper bound:
 // a partition in several SSTables counts once per SSTable).
@@ -119,12 +122,13 @@ func sortByToken(keys [][]byte) {
 	})
 }
 
-// splitCount is the number of splits for a scan of this many partitions.
-func splitCount(requested int, partitions int64) int {
+// splitCount is the number of splits for a scan of this many rows (by
+// estimate: never fewer than its partitions, see estimate).
+func splitCount(requested int, rows int64) int {
 	if requested > 0 {
 		return requested
 	}
-	n := int((partitions + partitionsPerSplit - 1) / partitionsPerSplit)
+	n := int((rows + rowsPerSplit - 1) / rowsPerSplit)
 	return max(1, min(n, maxSplits))
 }
 
@@ -227,7 +231,7 @@ func (s *service) planTickets(ctx context.Context, c *Command, withSchema bool) 
 				fraction = ringFraction(start, end)
 			}
 		}
-		n := splitCount(c.Splits, int64(float64(partitions)*fraction))
+		n := splitCount(c.Splits, int64(float64(rows)*fraction))
 		if c.Limit > 0 && c.Splits == 0 {
 			n = 1 // one stream stops after limit rows; more would each read limit rows
 		}

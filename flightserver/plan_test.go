@@ -47,13 +47,13 @@ func TestSplitRangeCoversOnce(t *testing.T) {
 	}
 }
 
-// TestSplitCount sizes splits by partition estimates, within bounds.
+// TestSplitCount sizes splits by row estimates, within bounds.
 func TestSplitCount(t *testing.T) {
 	for _, c := range []struct {
 		req  int
 		p    int64
 		want int
-	}{{0, 0, 1}, {0, 1, 1}, {0, partitionsPerSplit, 1}, {0, partitionsPerSplit + 1, 2}, {5, 1, 5}, {0, math.MaxInt64 / 2, maxSplits}} {
+	}{{0, 0, 1}, {0, 1, 1}, {0, rowsPerSplit, 1}, {0, rowsPerSplit + 1, 2}, {5, 1, 5}, {0, math.MaxInt64 / 2, maxSplits}} {
 		if got := splitCount(c.req, c.p); got != c.want {
 			t.Errorf("splitCount(%d, %d) = %d, want %d", c.req, c.p, got, c.want)
 		}

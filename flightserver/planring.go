@@ -98,7 +98,7 @@ func (s *service) planRing(ctx context.Context, c *Command, l *lease, p *planned
 		s.log.Warn("plan over the ring: peer not used", "node", host, "err", err)
 	}
 	// The node's share of the ring: its SSTables hold about that share
-	// of the table's partitions, which sizes the splits of the others.
+	// of the table's rows, which sizes the splits of the others.
 	owned := 0.0
 	for _, rr := range m {
 		if rr.Replicates(st.local) {
@@ -144,7 +144,7 @@ func (s *service) planRing(ctx context.Context, c *Command, l *lease, p *planned
 		if r := c.TokenRange; r != nil {
 			want = cluster.Range{Start: cluster.Token(r.Start), End: cluster.Token(r.End)}
 		}
-		total := float64(partitions) * scale * rangeFraction(want)
+		total := float64(rows) * scale * rangeFraction(want)
 		n := splitCount(c.Splits, int64(total))
 		for _, rr := range m {
 			for _, piece := range intersect(rr.Range, want) {
