@@ -35,6 +35,7 @@ public class SstableFlightConfig
     private String tlsCertFile;
     private String tlsKeyFile;
     private Duration rpcTimeout = new Duration(30, SECONDS);
+    private Duration metadataCacheTtl = new Duration(10, SECONDS);
     private DataSize memoryLimit = DataSize.of(1, DataSize.Unit.GIGABYTE);
     private boolean pushdown = true;
     private int scanSplits;
@@ -144,6 +145,21 @@ public class SstableFlightConfig
     }
 
     @NotNull
+    @MinDuration("0s")
+    public Duration getMetadataCacheTtl()
+    {
+        return metadataCacheTtl;
+    }
+
+    @Config("sstable-flight.metadata-cache-ttl")
+    @ConfigDescription("How long the table listing and table-stats are kept across queries (0s: read for every query); a name not in the kept listing is looked up again at once")
+    public SstableFlightConfig setMetadataCacheTtl(Duration metadataCacheTtl)
+    {
+        this.metadataCacheTtl = metadataCacheTtl;
+        return this;
+    }
+
+    @NotNull
     public DataSize getMemoryLimit()
     {
         return memoryLimit;
@@ -178,7 +194,7 @@ public class SstableFlightConfig
     }
 
     @Config("sstable-flight.scan-splits")
-    @ConfigDescription("Endpoints (Trino splits) to cut a table scan into; 0 (the default) lets the server size them, one per 250,000 partitions")
+    @ConfigDescription("Endpoints (Trino splits) to cut a table scan into; 0 (the default) lets the server size them, one per 250,000 rows")
     public SstableFlightConfig setScanSplits(int scanSplits)
     {
         this.scanSplits = scanSplits;

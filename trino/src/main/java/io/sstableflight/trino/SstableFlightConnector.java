@@ -21,6 +21,7 @@ public final class SstableFlightConnector
 {
     private final LifeCycleManager lifeCycleManager;
     private final FlightClientPool clients;
+    private final MetadataCache metadataCache;
     private final TypeMapping typeMapping;
     private final SstableFlightSplitManager splitManager;
     private final SstableFlightPageSourceProvider pageSourceProvider;
@@ -30,6 +31,7 @@ public final class SstableFlightConnector
     public SstableFlightConnector(
             LifeCycleManager lifeCycleManager,
             FlightClientPool clients,
+            MetadataCache metadataCache,
             TypeMapping typeMapping,
             SstableFlightSplitManager splitManager,
             SstableFlightPageSourceProvider pageSourceProvider,
@@ -37,6 +39,7 @@ public final class SstableFlightConnector
     {
         this.lifeCycleManager = requireNonNull(lifeCycleManager, "lifeCycleManager is null");
         this.clients = requireNonNull(clients, "clients is null");
+        this.metadataCache = requireNonNull(metadataCache, "metadataCache is null");
         this.typeMapping = requireNonNull(typeMapping, "typeMapping is null");
         this.splitManager = requireNonNull(splitManager, "splitManager is null");
         this.pageSourceProvider = requireNonNull(pageSourceProvider, "pageSourceProvider is null");
@@ -52,7 +55,7 @@ public final class SstableFlightConnector
     @Override
     public ConnectorMetadata getMetadata(ConnectorSession session, ConnectorTransactionHandle transaction)
     {
-        return new SstableFlightMetadata(clients, typeMapping);
+        return new SstableFlightMetadata(metadataCache, typeMapping);
     }
 
     @Override

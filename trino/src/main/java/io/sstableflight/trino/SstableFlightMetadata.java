@@ -21,7 +21,6 @@ import io.trino.spi.expression.ConnectorExpression;
 import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.statistics.Estimate;
 import io.trino.spi.statistics.TableStatistics;
-import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -33,10 +32,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
 
-import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_SERVER_ERROR;
 import static io.sstableflight.trino.SstableFlightSessionProperties.isPushdownEnabled;
 import static java.util.Objects.requireNonNull;
 
@@ -44,7 +41,8 @@ import static java.util.Objects.requireNonNull;
  * Schemas are keyspaces and tables are the flights ListFlights lists; a
  * table's columns are its Arrow fields in CQL's SELECT * order, typed by
  * {@link TypeMapping}. One instance serves one transaction, so one
- * ListFlights answers every lookup of a query.
+ * listing answers every lookup of a query; listings and table-stats come
+ * through the catalog's {@link MetadataCache}.
  *
  * Trino lower-cases the names it asks for, Cassandra keeps case: a name
  * matches exactly, else case-insensitively when exactly one name does.
@@ -52,31 +50,37 @@ import static java.util.Objects.requireNonNull;
 public final class SstableFlightMetadata
         implements ConnectorMetadata
 {
-    private final FlightClientPool clients;
+    private final MetadataCache cache;
     private final TypeMapping typeMapping;
     private Map<SstableFlightTableHandle, Schema> tables;
-    private final Map<SstableFlightTableHandle, TableStats> stats = new ConcurrentHashMap<>();
+    private boolean listedNow;
 
-    public SstableFlightMetadata(FlightClientPool clients, TypeMapping typeMapping)
+    public SstableFlightMetadata(MetadataCache cache, TypeMapping typeMapping)
     {
-        this.clients = requireNonNull(clients, "clients is null");
+        this.cache = requireNonNull(cache, "cache is null");
         this.typeMapping = requireNonNull(typeMapping, "typeMapping is null");
     }
 
+    // One listing per transaction, so that every lookup of a query sees
+    // the same tables.
     private synchronized Map<SstableFlightTableHandle, Schema> tables()
     {
         if (tables == null) {
-            Map<SstableFlightTableHandle, Schema> listed = new LinkedHashMap<>();
-            for (FlightInfo info : clients.listFlights()) {
-                List<String> path = info.getDescriptor().getPath();
-                if (path.size() != 2) {
-                    throw new TrinoException(SSTABLE_FLIGHT_SERVER_ERROR, "list tables: a flight's descriptor is not [keyspace, table]: " + path);
-                }
-                listed.put(SstableFlightTableHandle.of(path.get(0), path.get(1)), info.getSchema());
-            }
-            tables = listed;
+            tables = cache.tables();
         }
         return tables;
+    }
+
+    // The listing as the server has it now, once per transaction: a name
+    // the kept listing lacks may be a table created since.
+    private synchronized boolean listNow()
+    {
+        if (listedNow) {
+            return false;
+        }
+        listedNow = true;
+        tables = cache.tablesNow();
+        return true;
     }
 
     @Override
@@ -108,6 +112,15 @@ public final class SstableFlightMetadata
     }
 
     private Optional<SstableFlightTableHandle> resolve(SchemaTableName name)
+    {
+        Optional<SstableFlightTableHandle> found = find(name);
+        if (found.isEmpty() && listNow()) {
+            found = find(name);
+        }
+        return found;
+    }
+
+    private Optional<SstableFlightTableHandle> find(SchemaTableName name)
     {
         SstableFlightTableHandle exact = SstableFlightTableHandle.of(name.getSchemaName(), name.getTableName());
         if (tables().containsKey(exact)) {
@@ -169,7 +182,7 @@ public final class SstableFlightMetadata
     public TableStatistics getTableStatistics(ConnectorSession session, ConnectorTableHandle table)
     {
         SstableFlightTableHandle handle = (SstableFlightTableHandle) table;
-        TableStats stats = this.stats.computeIfAbsent(handle.unpushed(), unpushed -> TableStats.parse(unpushed, clients.doAction(TableStats.ACTION, TableStats.request(unpushed))));
+        TableStats stats = cache.stats(handle.unpushed());
         return TableStatistics.builder()
                 .setRowCount(Estimate.of(stats.rowsOf(handle)))
                 .build();

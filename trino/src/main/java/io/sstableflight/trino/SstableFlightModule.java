@@ -28,6 +28,7 @@ public final class SstableFlightModule
     {
         configBinder(binder).bindConfig(SstableFlightConfig.class);
         binder.bind(FlightClientPool.class).in(Scopes.SINGLETON);
+        binder.bind(MetadataCache.class).in(Scopes.SINGLETON);
         binder.bind(SstableFlightSessionProperties.class).in(Scopes.SINGLETON);
         binder.bind(SstableFlightSplitManager.class).in(Scopes.SINGLETON);
         binder.bind(SstableFlightPageSourceProvider.class).in(Scopes.SINGLETON);

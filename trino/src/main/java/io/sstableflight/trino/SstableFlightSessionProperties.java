@@ -40,7 +40,7 @@ public final class SstableFlightSessionProperties
                         false),
                 integerProperty(
                         SCAN_SPLITS,
-                        "Endpoints (Trino splits) to cut a scan into; 0: the server's own sizing, one per 250,000 partitions",
+                        "Endpoints (Trino splits) to cut a scan into; 0: the server's own sizing, one per 250,000 rows",
                         config.getScanSplits(),
                         value -> {
                             if (value < 0 || value > MAX_SCAN_SPLITS) {

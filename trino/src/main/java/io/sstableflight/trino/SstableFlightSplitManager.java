@@ -37,7 +37,7 @@ import static java.util.Objects.requireNonNull;
 public final class SstableFlightSplitManager
         implements ConnectorSplitManager
 {
-    /** The rows of a split of standard weight: what the server puts in one scan endpoint of a narrow table (250,000 partitions). */
+    /** The rows of a split of standard weight: what the server puts in one scan endpoint (250,000 rows). */
     static final long STANDARD_SPLIT_ROWS = 250_000;
 
     private final FlightClientPool clients;

@@ -39,6 +39,7 @@ class TestSstableFlightConfig
         SstableFlightConfig config = bind(Map.of("sstable-flight.uri", "grpc://a:1, grpc+tls://b:2,grpc+tcp://c:3"));
         assertThat(config.getSeeds()).containsExactly(URI.create("grpc://a:1"), URI.create("grpc+tls://b:2"), URI.create("grpc+tcp://c:3"));
         assertThat(config.getRpcTimeout().toMillis()).isEqualTo(30_000);
+        assertThat(config.getMetadataCacheTtl().toMillis()).isEqualTo(10_000);
         assertThat(config.getSplitMemoryLimit()).isEqualTo(DataSize.of(256, DataSize.Unit.MEGABYTE));
     }
 

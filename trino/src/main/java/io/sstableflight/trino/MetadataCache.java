@@ -1,0 +1,104 @@
+package io.sstableflight.trino;
+
+import com.google.common.base.Ticker;
+import com.google.common.cache.Cache;
+import com.google.common.cache.CacheBuilder;
+import com.google.common.util.concurrent.UncheckedExecutionException;
+import com.google.inject.Inject;
+import io.airlift.units.Duration;
+import io.trino.spi.TrinoException;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+
+import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_SERVER_ERROR;
+import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
+
+/**
+ * The catalog's table listing (ListFlights) and table-stats, kept for
+ * {@code sstable-flight.metadata-cache-ttl} across queries. Without it
+ * every query paid two metadata calls before planning, where Trino's
+ * {@code cassandra} connector reads its driver's schema from memory: on a
+ * point query that was most of what separated the two (docs/trino.md).
+ * A listing that lacks a name a query asks for is read again at once, so
+ * a new table never waits for the TTL; a dropped or altered table can be
+ * listed as it was for up to the TTL, and planning it fails or reads it
+ * as the server now serves it.
+ */
+public final class MetadataCache
+{
+    private static final String LISTING = "listing";
+    // Bounds what a catalog of many tables keeps; each entry is two longs.
+    private static final long MAX_STATS = 100_000;
+
+    private final FlightClientPool clients;
+    private final Cache<String, Map<SstableFlightTableHandle, Schema>> listing;
+    private final Cache<SstableFlightTableHandle, TableStats> stats;
+
+    @Inject
+    public MetadataCache(FlightClientPool clients, SstableFlightConfig config)
+    {
+        this(clients, config.getMetadataCacheTtl(), Ticker.systemTicker());
+    }
+
+    MetadataCache(FlightClientPool clients, Duration ttl, Ticker ticker)
+    {
+        this.clients = requireNonNull(clients, "clients is null");
+        long nanos = ttl.roundTo(NANOSECONDS);
+        this.listing = CacheBuilder.newBuilder().expireAfterWrite(nanos, NANOSECONDS).ticker(ticker).build();
+        this.stats = CacheBuilder.newBuilder().expireAfterWrite(nanos, NANOSECONDS).maximumSize(MAX_STATS).ticker(ticker).build();
+    }
+
+    /** The served tables and their Arrow schemas, in the server's order: the kept listing while it is fresh. */
+    public Map<SstableFlightTableHandle, Schema> tables()
+    {
+        return load(listing, LISTING, this::list);
+    }
+
+    /** The tables as the server lists them now; the listing kept from here on. */
+    public Map<SstableFlightTableHandle, Schema> tablesNow()
+    {
+        listing.invalidate(LISTING);
+        return tables();
+    }
+
+    /** The table-stats of a table (an unpushed handle). */
+    public TableStats stats(SstableFlightTableHandle table)
+    {
+        return load(stats, table, () -> TableStats.parse(table, clients.doAction(TableStats.ACTION, TableStats.request(table))));
+    }
+
+    private Map<SstableFlightTableHandle, Schema> list()
+    {
+        Map<SstableFlightTableHandle, Schema> listed = new LinkedHashMap<>();
+        for (FlightInfo info : clients.listFlights()) {
+            List<String> path = info.getDescriptor().getPath();
+            if (path.size() != 2) {
+                throw new TrinoException(SSTABLE_FLIGHT_SERVER_ERROR, "list tables: a flight's descriptor is not [keyspace, table]: " + path);
+            }
+            listed.put(SstableFlightTableHandle.of(path.get(0), path.get(1)), info.getSchema());
+        }
+        return Collections.unmodifiableMap(listed);
+    }
+
+    // A failed load is not kept: the next query asks the server again.
+    private static <K, V> V load(Cache<K, V> cache, K key, Callable<V> loader)
+    {
+        try {
+            return cache.get(key, loader);
+        }
+        catch (UncheckedExecutionException | ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            throw new TrinoException(SSTABLE_FLIGHT_SERVER_ERROR, "read metadata: " + e.getCause().getMessage(), e.getCause());
+        }
+    }
+}
