@@ -12,6 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -28,7 +31,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * more than gRPC's window and the sockets' buffers hold, so the server is
  * still sending when it dies), and is killed once the page source has
  * handed out its first page. Reading on must fail naming the server and how
- * far it got, never end as a short, successful split.
+ * far it got, never end as a short, successful split; through Trino, the
+ * query fails with that message.
  */
 @ExtendWith(TestClusterExtension.class)
 class ServerKillIT
@@ -86,6 +90,44 @@ class ServerKillIT
                         assertThat(rows.find()).as("the error says how many rows were read: %s", e.getMessage()).isTrue();
                         assertThat(Long.parseLong(rows.group(1))).isBetween((long) BATCH_ROWS, ROWS - 1L);
                     });
+        }
+        finally {
+            server.close();
+        }
+    }
+
+    /**
+     * The same kill through a query: catalog {@code sstable_kill} names only
+     * this server. Each row leaves Trino four times as wide as it came in, so
+     * Trino's output buffers fill on a fraction of the 40 MB stream and hold
+     * the page source, and the server's stream behind it, while the client
+     * has read one row. The query must then fail naming the server, never
+     * finish short.
+     */
+    @Test
+    void aServerKilledMidSplitFailsTheQueryNamingIt()
+            throws Exception
+    {
+        TestCluster cluster = TestCluster.get();
+        int port = cluster.killPort();
+        ManagedProcess server = cluster.startServer("kill-query", cluster.node().dataDir(), port, List.of(
+                "--cassandra", "127.0.0.1:" + cluster.node().cqlPort(),
+                "--batch-rows", Integer.toString(BATCH_ROWS)));
+        String uri = "grpc://127.0.0.1:" + port;
+        try (Connection connection = cluster.connect(); Statement statement = connection.createStatement()) {
+            ResultSet rows = statement.executeQuery("SELECT k, v || v || v || v FROM sstable_kill.%s.big".formatted(keyspace));
+            assertThat(rows.next()).as("the query's first row").isTrue();
+            server.kill();
+            assertThatThrownBy(() -> {
+                int read = 1;
+                while (rows.next()) {
+                    read++;
+                }
+                throw new AssertionError("the query ended without an error after %d of %d rows".formatted(read, ROWS));
+            })
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("read split from " + uri)
+                    .hasMessageContaining("the stream failed after");
         }
         finally {
             server.close();

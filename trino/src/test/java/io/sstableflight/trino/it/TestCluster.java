@@ -64,6 +64,7 @@ public final class TestCluster
     private final LiveNode node;
     private final String liveKeyspace;
     private int livePort;
+    private int killPort;
     private List<String> liveTables = List.of();
     private boolean liveLoaded;
     private boolean liveStarted;
@@ -97,6 +98,12 @@ public final class TestCluster
         clusterNodes = ClusterNode.fromEnvironment();
         // One keyspace per run: runs of other worktrees may share the node.
         liveKeyspace = Optional.ofNullable(System.getProperty("sstf.it.keyspace")).filter(k -> !k.isBlank()).orElse("trino_it_" + ProcessHandle.current().pid());
+    }
+
+    /** The port of catalog sstable_kill's one server, which ServerKillIT starts and kills. */
+    public int killPort()
+    {
+        return killPort;
     }
 
     /** The keyspace holding the oa corpus in the live node, the same in catalogs cassandra and sstable_live. */
@@ -232,6 +239,7 @@ public final class TestCluster
         }
 
         livePort = freePort();
+        killPort = freePort();
         trinoPort = freePort();
         ring = new RingCluster(clusterNodes, "trino_it_ring_" + ProcessHandle.current().pid());
         Path trinoDir = Files.createDirectories(workDir.resolve("trino"));
@@ -292,6 +300,8 @@ public final class TestCluster
                 cassandra.batch-size=4
                 """.formatted(node.cqlPort()), UTF_8);
         flightCatalog(catalogs, "sstable_live", "grpc://127.0.0.1:" + livePort);
+        // ServerKillIT's: nothing listens on its port until that test starts a server there, and kills it.
+        flightCatalog(catalogs, "sstable_kill", "grpc://127.0.0.1:" + killPort);
         ring.writeCatalogs(catalogs);
         // Trino 476 needs Java 24+: the JVM running this suite is the one deploy/local/java25.sh chose.
         String javaHome = System.getProperty("java.home");
