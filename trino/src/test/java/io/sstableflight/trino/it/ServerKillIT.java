@@ -59,6 +59,15 @@ class ServerKillIT
         }
     }
 
+    /** A server of the test's own over the live node's data, streaming the table in small batches. */
+    private static ManagedProcess startServer(TestCluster cluster, String name, int port)
+            throws Exception
+    {
+        return cluster.startServer(name, cluster.node().dataDir(), port, List.of(
+                "--cassandra", "127.0.0.1:" + cluster.node().cqlPort(),
+                "--batch-rows", Integer.toString(BATCH_ROWS)));
+    }
+
     @AfterAll
     static void dropTable()
             throws Exception
@@ -74,9 +83,7 @@ class ServerKillIT
     {
         TestCluster cluster = TestCluster.get();
         int port = TestCluster.freePort();
-        ManagedProcess server = cluster.startServer("kill", cluster.node().dataDir(), port, List.of(
-                "--cassandra", "127.0.0.1:" + cluster.node().cqlPort(),
-                "--batch-rows", Integer.toString(BATCH_ROWS)));
+        ManagedProcess server = startServer(cluster, "kill", port);
         String uri = "grpc://127.0.0.1:" + port;
         try (FlightClientPool clients = new FlightClientPool(new SstableFlightConfig().setUri(uri))) {
             FlightInfo info = clients.getFlightInfo("{\"version\":1,\"keyspace\":\"%s\",\"table\":\"big\",\"splits\":1}".formatted(keyspace).getBytes(UTF_8)).value();
@@ -110,9 +117,7 @@ class ServerKillIT
     {
         TestCluster cluster = TestCluster.get();
         int port = cluster.killPort();
-        ManagedProcess server = cluster.startServer("kill-query", cluster.node().dataDir(), port, List.of(
-                "--cassandra", "127.0.0.1:" + cluster.node().cqlPort(),
-                "--batch-rows", Integer.toString(BATCH_ROWS)));
+        ManagedProcess server = startServer(cluster, "kill-query", port);
         String uri = "grpc://127.0.0.1:" + port;
         try (Connection connection = cluster.connect(); Statement statement = connection.createStatement()) {
             ResultSet rows = statement.executeQuery("SELECT k, v || v || v || v FROM sstable_kill.%s.big".formatted(keyspace));
