@@ -133,8 +133,14 @@ public final class FlightClientPool
     /** Runs an action on the first answering seed and returns its one result's body (table-stats, docs/flight-api.md). */
     public byte[] doAction(String type, byte[] body)
     {
+        return doAction(type, body, rpcTimeoutMillis);
+    }
+
+    /** {@link #doAction(String, byte[])} with a deadline of its own. */
+    public byte[] doAction(String type, byte[] body, long timeoutMillis)
+    {
         return onSeeds("action " + type + " (DoAction)", client -> {
-            Iterator<Result> results = client.doAction(new Action(type, body), metadataOptions());
+            Iterator<Result> results = client.doAction(new Action(type, body), metadataOptions(timeoutMillis));
             if (!results.hasNext()) {
                 throw new TrinoException(SSTABLE_FLIGHT_SERVER_ERROR, "action %s: the server returned no result".formatted(type));
             }
@@ -210,7 +216,12 @@ public final class FlightClientPool
 
     private CallOption[] metadataOptions()
     {
-        CallOption timeout = CallOptions.timeout(rpcTimeoutMillis, MILLISECONDS);
+        return metadataOptions(rpcTimeoutMillis);
+    }
+
+    private CallOption[] metadataOptions(long timeoutMillis)
+    {
+        CallOption timeout = CallOptions.timeout(timeoutMillis, MILLISECONDS);
         return token.map(t -> new CallOption[] {timeout, bearer(t)}).orElseGet(() -> new CallOption[] {timeout});
     }
 

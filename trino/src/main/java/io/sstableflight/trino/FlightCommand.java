@@ -18,9 +18,11 @@ import static java.util.Objects.requireNonNull;
  * The JSON command of GetFlightInfo (docs/flight-api.md, command version 1):
  * the table and what the table handle pushed down: {@code columns} or
  * {@code count_only}, {@code keys} and {@code clustering}, {@code limit};
- * and for a scan, how many endpoints to cut it into ({@code splits}).
+ * for a scan, how many endpoints to cut it into ({@code splits}); and the
+ * query it is planned for ({@code query_id}), so that the server reads
+ * every scan of a table in one query at one read time and snapshot.
  */
-public record FlightCommand(String keyspace, String table, Optional<List<String>> columns, Optional<KeyRestriction> restriction, OptionalLong limit, OptionalInt splits)
+public record FlightCommand(String keyspace, String table, Optional<List<String>> columns, Optional<KeyRestriction> restriction, OptionalLong limit, OptionalInt splits, Optional<String> queryId)
 {
     static final int VERSION = 1;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -33,6 +35,7 @@ public record FlightCommand(String keyspace, String table, Optional<List<String>
         requireNonNull(restriction, "restriction is null");
         requireNonNull(limit, "limit is null");
         requireNonNull(splits, "splits is null");
+        requireNonNull(queryId, "queryId is null");
     }
 
     /** The command of a table handle, the server sizing its scan endpoints. */
@@ -51,7 +54,13 @@ public record FlightCommand(String keyspace, String table, Optional<List<String>
     {
         boolean scan = table.restriction().isEmpty() && table.limit().isEmpty();
         OptionalInt splits = scan && scanSplits > 0 ? OptionalInt.of(scanSplits) : OptionalInt.empty();
-        return new FlightCommand(table.keyspace(), table.table(), table.columns(), table.restriction(), table.limit(), splits);
+        return new FlightCommand(table.keyspace(), table.table(), table.columns(), table.restriction(), table.limit(), splits, Optional.empty());
+    }
+
+    /** This command, planned for one query: every plan naming the query reads what its first plan read. */
+    public FlightCommand forQuery(String queryId)
+    {
+        return new FlightCommand(keyspace, table, columns, restriction, limit, splits, Optional.of(queryId));
     }
 
     public byte[] toJson()
@@ -86,6 +95,7 @@ public record FlightCommand(String keyspace, String table, Optional<List<String>
         });
         limit.ifPresent(rows -> node.put("limit", rows));
         splits.ifPresent(count -> node.put("splits", count));
+        queryId.ifPresent(id -> node.put("query_id", id));
         try {
             return JSON.writeValueAsBytes(node);
         }

@@ -8,7 +8,6 @@ import com.google.inject.Inject;
 import io.airlift.units.Duration;
 import io.trino.spi.TrinoException;
 import org.apache.arrow.flight.FlightInfo;
-import org.apache.arrow.vector.types.pojo.Schema;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -39,51 +38,53 @@ public final class MetadataCache
     private static final long MAX_STATS = 100_000;
 
     private final FlightClientPool clients;
-    private final Cache<String, Map<SstableFlightTableHandle, Schema>> listing;
+    private final Cache<String, Map<SstableFlightTableHandle, ServedTable>> listing;
     private final Cache<SstableFlightTableHandle, TableStats> stats;
+    private final long statisticsTimeoutMillis;
 
     @Inject
     public MetadataCache(FlightClientPool clients, SstableFlightConfig config)
     {
-        this(clients, config.getMetadataCacheTtl(), Ticker.systemTicker());
+        this(clients, config.getMetadataCacheTtl(), config.getStatisticsTimeout(), Ticker.systemTicker());
     }
 
-    MetadataCache(FlightClientPool clients, Duration ttl, Ticker ticker)
+    MetadataCache(FlightClientPool clients, Duration ttl, Duration statisticsTimeout, Ticker ticker)
     {
         this.clients = requireNonNull(clients, "clients is null");
+        this.statisticsTimeoutMillis = statisticsTimeout.toMillis();
         long nanos = ttl.roundTo(NANOSECONDS);
         this.listing = CacheBuilder.newBuilder().expireAfterWrite(nanos, NANOSECONDS).ticker(ticker).build();
         this.stats = CacheBuilder.newBuilder().expireAfterWrite(nanos, NANOSECONDS).maximumSize(MAX_STATS).ticker(ticker).build();
     }
 
-    /** The served tables and their Arrow schemas, in the server's order: the kept listing while it is fresh. */
-    public Map<SstableFlightTableHandle, Schema> tables()
+    /** The served tables (their Arrow schemas and planning), in the server's order: the kept listing while it is fresh. */
+    public Map<SstableFlightTableHandle, ServedTable> tables()
     {
         return load(listing, LISTING, this::list);
     }
 
     /** The tables as the server lists them now; the listing kept from here on. */
-    public Map<SstableFlightTableHandle, Schema> tablesNow()
+    public Map<SstableFlightTableHandle, ServedTable> tablesNow()
     {
         listing.invalidate(LISTING);
         return tables();
     }
 
-    /** The table-stats of a table (an unpushed handle). */
+    /** The table-stats of a table (an unpushed handle), asked for with sstable-flight.statistics-timeout: planning waits on it. */
     public TableStats stats(SstableFlightTableHandle table)
     {
-        return load(stats, table, () -> TableStats.parse(table, clients.doAction(TableStats.ACTION, TableStats.request(table))));
+        return load(stats, table, () -> TableStats.parse(table, clients.doAction(TableStats.ACTION, TableStats.request(table), statisticsTimeoutMillis)));
     }
 
-    private Map<SstableFlightTableHandle, Schema> list()
+    private Map<SstableFlightTableHandle, ServedTable> list()
     {
-        Map<SstableFlightTableHandle, Schema> listed = new LinkedHashMap<>();
+        Map<SstableFlightTableHandle, ServedTable> listed = new LinkedHashMap<>();
         for (FlightInfo info : clients.listFlights()) {
             List<String> path = info.getDescriptor().getPath();
             if (path.size() != 2) {
                 throw new TrinoException(SSTABLE_FLIGHT_SERVER_ERROR, "list tables: a flight's descriptor is not [keyspace, table]: " + path);
             }
-            listed.put(SstableFlightTableHandle.of(path.get(0), path.get(1)), info.getSchema());
+            listed.put(SstableFlightTableHandle.of(path.get(0), path.get(1)), ServedTable.of(info));
         }
         return Collections.unmodifiableMap(listed);
     }

@@ -12,8 +12,10 @@ import static java.util.Objects.requireNonNull;
 /**
  * A column: its Cassandra name (case kept), CQL type and kind as the server's
  * field metadata gives them, and its Trino type, or why it has none. An
- * unmapped column is still listed (as VARCHAR, with the reason as its
- * comment) so DESCRIBE shows it; selecting it fails.
+ * unmapped column is hidden, as Trino's cassandra connector leaves out the
+ * types it cannot read, so that {@code SELECT *} reads the rest; it keeps
+ * its handle (as VARCHAR, with the reason as its comment), so selecting it
+ * by name fails with the reason rather than "column cannot be resolved".
  */
 public record SstableFlightColumnHandle(String name, String cqlType, String cqlKind, Type type, Optional<String> unsupported)
         implements ColumnHandle
@@ -35,13 +37,14 @@ public record SstableFlightColumnHandle(String name, String cqlType, String cqlK
     public ColumnMetadata columnMetadata()
     {
         String comment = unsupported
-                .map(why -> "NOT MAPPED (selecting it fails): cql %s: %s".formatted(cqlType, why))
+                .map(why -> "NOT MAPPED (hidden; selecting it fails): cql %s: %s".formatted(cqlType, why))
                 .orElse("cql " + cqlType);
         return ColumnMetadata.builder()
                 .setName(name)
                 .setType(type)
                 .setComment(Optional.of(comment))
                 .setExtraInfo(Optional.of(cqlKind.replace('_', ' ')))
+                .setHidden(unsupported.isPresent())
                 .build();
     }
 

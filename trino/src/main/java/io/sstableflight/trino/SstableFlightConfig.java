@@ -36,6 +36,8 @@ public class SstableFlightConfig
     private String tlsKeyFile;
     private Duration rpcTimeout = new Duration(30, SECONDS);
     private Duration metadataCacheTtl = new Duration(10, SECONDS);
+    private Duration statisticsTimeout = new Duration(2, SECONDS);
+    private Duration dynamicFilteringWaitTimeout = new Duration(1, SECONDS);
     private DataSize memoryLimit = DataSize.of(1, DataSize.Unit.GIGABYTE);
     private boolean pushdown = true;
     private int scanSplits;
@@ -156,6 +158,36 @@ public class SstableFlightConfig
     public SstableFlightConfig setMetadataCacheTtl(Duration metadataCacheTtl)
     {
         this.metadataCacheTtl = metadataCacheTtl;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("1ms")
+    public Duration getStatisticsTimeout()
+    {
+        return statisticsTimeout;
+    }
+
+    @Config("sstable-flight.statistics-timeout")
+    @ConfigDescription("Deadline of the table-stats call planning makes; statistics that fail or come later are unknown, the query goes on")
+    public SstableFlightConfig setStatisticsTimeout(Duration statisticsTimeout)
+    {
+        this.statisticsTimeout = statisticsTimeout;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("0s")
+    public Duration getDynamicFilteringWaitTimeout()
+    {
+        return dynamicFilteringWaitTimeout;
+    }
+
+    @Config("sstable-flight.dynamic-filtering.wait-timeout")
+    @ConfigDescription("How long planning a scan waits for a join's dynamic filter on the partition key, to read those keys instead of the table (the default of the session property dynamic_filtering_wait_timeout)")
+    public SstableFlightConfig setDynamicFilteringWaitTimeout(Duration dynamicFilteringWaitTimeout)
+    {
+        this.dynamicFilteringWaitTimeout = dynamicFilteringWaitTimeout;
         return this;
     }
 

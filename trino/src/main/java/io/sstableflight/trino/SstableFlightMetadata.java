@@ -2,6 +2,7 @@ package io.sstableflight.trino;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
+import io.airlift.log.Logger;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.Assignment;
 import io.trino.spi.connector.ColumnHandle;
@@ -21,8 +22,6 @@ import io.trino.spi.expression.ConnectorExpression;
 import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.statistics.Estimate;
 import io.trino.spi.statistics.TableStatistics;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.Schema;
 
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -35,6 +34,9 @@ import java.util.Set;
 import java.util.function.UnaryOperator;
 
 import static io.sstableflight.trino.SstableFlightSessionProperties.isPushdownEnabled;
+import static io.trino.spi.StandardErrorCode.AMBIGUOUS_NAME;
+import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
+import static io.trino.spi.StandardErrorCode.TABLE_NOT_FOUND;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -46,13 +48,21 @@ import static java.util.Objects.requireNonNull;
  *
  * Trino lower-cases the names it asks for, Cassandra keeps case: a name
  * matches exactly, else case-insensitively when exactly one name does.
+ * Handles always carry the Cassandra names; a Trino name is only ever
+ * looked up, never turned into a handle.
+ *
+ * Statistics are best-effort, as in Trino's own connectors: a table-stats
+ * call that fails or outlasts sstable-flight.statistics-timeout makes them
+ * unknown, never fails the query.
  */
 public final class SstableFlightMetadata
         implements ConnectorMetadata
 {
+    private static final Logger log = Logger.get(SstableFlightMetadata.class);
+
     private final MetadataCache cache;
     private final TypeMapping typeMapping;
-    private Map<SstableFlightTableHandle, Schema> tables;
+    private Map<SstableFlightTableHandle, ServedTable> tables;
     private boolean listedNow;
 
     public SstableFlightMetadata(MetadataCache cache, TypeMapping typeMapping)
@@ -63,7 +73,7 @@ public final class SstableFlightMetadata
 
     // One listing per transaction, so that every lookup of a query sees
     // the same tables.
-    private synchronized Map<SstableFlightTableHandle, Schema> tables()
+    private synchronized Map<SstableFlightTableHandle, ServedTable> tables()
     {
         if (tables == null) {
             tables = cache.tables();
@@ -96,17 +106,31 @@ public final class SstableFlightMetadata
     @Override
     public List<SchemaTableName> listTables(ConnectorSession session, Optional<String> schemaName)
     {
-        return tables().keySet().stream()
-                .filter(handle -> schemaName.isEmpty() || handle.keyspace().equalsIgnoreCase(schemaName.get()))
-                .map(SstableFlightTableHandle::schemaTableName)
-                .collect(ImmutableList.toImmutableList());
+        return ImmutableList.copyOf(listed(schemaName).keySet());
+    }
+
+    /**
+     * The served tables of a schema (or all) by their Trino names, each with
+     * the Cassandra table it reads (as {@link #find} resolves it), or none
+     * when several differ only in case and none is the name exactly.
+     */
+    private Map<SchemaTableName, Optional<SstableFlightTableHandle>> listed(Optional<String> schemaName)
+    {
+        Map<SchemaTableName, Optional<SstableFlightTableHandle>> listed = new LinkedHashMap<>();
+        for (SstableFlightTableHandle handle : tables().keySet()) {
+            if (schemaName.isEmpty() || handle.keyspace().equalsIgnoreCase(schemaName.get())) {
+                listed.merge(handle.schemaTableName(), Optional.of(handle), (_, _) -> Optional.empty());
+            }
+        }
+        listed.replaceAll((name, handle) -> handle.isPresent() ? handle : exactly(name));
+        return listed;
     }
 
     @Override
     public ConnectorTableHandle getTableHandle(ConnectorSession session, SchemaTableName name, Optional<ConnectorTableVersion> startVersion, Optional<ConnectorTableVersion> endVersion)
     {
         if (startVersion.isPresent() || endVersion.isPresent()) {
-            throw new TrinoException(io.trino.spi.StandardErrorCode.NOT_SUPPORTED, "sstable_flight tables have no versions");
+            throw new TrinoException(NOT_SUPPORTED, "sstable_flight tables have no versions");
         }
         return resolve(name).orElse(null);
     }
@@ -122,27 +146,38 @@ public final class SstableFlightMetadata
 
     private Optional<SstableFlightTableHandle> find(SchemaTableName name)
     {
-        SstableFlightTableHandle exact = SstableFlightTableHandle.of(name.getSchemaName(), name.getTableName());
-        if (tables().containsKey(exact)) {
-            return Optional.of(exact);
+        Optional<SstableFlightTableHandle> exact = exactly(name);
+        if (exact.isPresent()) {
+            return exact;
         }
         List<SstableFlightTableHandle> matches = tables().keySet().stream()
                 .filter(handle -> handle.keyspace().equalsIgnoreCase(name.getSchemaName()) && handle.table().equalsIgnoreCase(name.getTableName()))
                 .toList();
         if (matches.size() > 1) {
-            throw new TrinoException(io.trino.spi.StandardErrorCode.AMBIGUOUS_NAME, "table %s matches several Cassandra tables that differ only in case: %s".formatted(name, matches));
+            throw new TrinoException(AMBIGUOUS_NAME, "table %s matches several Cassandra tables that differ only in case: %s".formatted(name, matches));
         }
         return matches.stream().findFirst();
+    }
+
+    /** The Cassandra table whose names are exactly Trino's (lower case). */
+    private Optional<SstableFlightTableHandle> exactly(SchemaTableName name)
+    {
+        SstableFlightTableHandle exact = SstableFlightTableHandle.of(name.getSchemaName(), name.getTableName());
+        return tables().containsKey(exact) ? Optional.of(exact) : Optional.empty();
     }
 
     @Override
     public ConnectorTableMetadata getTableMetadata(ConnectorSession session, ConnectorTableHandle table)
     {
         SstableFlightTableHandle handle = (SstableFlightTableHandle) table;
-        List<ColumnMetadata> columns = columns(handle).stream()
+        return new ConnectorTableMetadata(handle.schemaTableName(), columnMetadata(handle));
+    }
+
+    private List<ColumnMetadata> columnMetadata(SstableFlightTableHandle table)
+    {
+        return columns(table).stream()
                 .map(SstableFlightColumnHandle::columnMetadata)
                 .collect(ImmutableList.toImmutableList());
-        return new ConnectorTableMetadata(handle.schemaTableName(), columns);
     }
 
     @Override
@@ -161,19 +196,34 @@ public final class SstableFlightMetadata
         return ((SstableFlightColumnHandle) column).columnMetadata();
     }
 
+    /**
+     * Every table's columns, as information_schema.columns and JDBC's
+     * getColumns ask for them (BI tools list a whole catalog this way). A
+     * table that cannot be described is left out, logged, rather than
+     * failing the listing of every other: two tables whose names differ
+     * only in case, a table whose columns do, or one dropped since the
+     * listing.
+     */
     @Override
     public Iterator<RelationColumnsMetadata> streamRelationColumns(ConnectorSession session, Optional<String> schemaName, UnaryOperator<Set<SchemaTableName>> relationFilter)
     {
-        Map<SchemaTableName, SstableFlightTableHandle> byName = new LinkedHashMap<>();
-        for (SchemaTableName name : listTables(session, schemaName)) {
-            byName.put(name, SstableFlightTableHandle.of(name.getSchemaName(), name.getTableName()));
-        }
+        Map<SchemaTableName, Optional<SstableFlightTableHandle>> byName = listed(schemaName);
         List<RelationColumnsMetadata> result = new ArrayList<>();
         for (SchemaTableName name : relationFilter.apply(byName.keySet())) {
-            List<ColumnMetadata> columns = columns(byName.get(name)).stream()
-                    .map(SstableFlightColumnHandle::columnMetadata)
-                    .collect(ImmutableList.toImmutableList());
-            result.add(RelationColumnsMetadata.forTable(name, columns));
+            Optional<SstableFlightTableHandle> handle = byName.getOrDefault(name, Optional.empty());
+            if (handle.isEmpty()) {
+                log.debug("list columns: %s is not served, or names several Cassandra tables that differ only in case; left out", name);
+                continue;
+            }
+            try {
+                result.add(RelationColumnsMetadata.forTable(name, columnMetadata(handle.get())));
+            }
+            catch (TrinoException e) {
+                if (!e.getErrorCode().equals(TABLE_NOT_FOUND.toErrorCode()) && !e.getErrorCode().equals(NOT_SUPPORTED.toErrorCode())) {
+                    throw e;
+                }
+                log.debug("list columns: %s left out: %s", name, e.getMessage());
+            }
         }
         return result.iterator();
     }
@@ -182,9 +232,16 @@ public final class SstableFlightMetadata
     public TableStatistics getTableStatistics(ConnectorSession session, ConnectorTableHandle table)
     {
         SstableFlightTableHandle handle = (SstableFlightTableHandle) table;
-        TableStats stats = cache.stats(handle.unpushed());
+        TableStats stats;
+        try {
+            stats = cache.stats(handle.unpushed());
+        }
+        catch (RuntimeException e) {
+            log.warn("statistics of %s unknown: %s", handle.schemaTableName(), e.getMessage());
+            return TableStatistics.empty();
+        }
         return TableStatistics.builder()
-                .setRowCount(Estimate.of(stats.rowsOf(handle)))
+                .setRowCount(Estimate.of(stats.rowsOf(handle, handle.limit().isPresent() && limitHolds(handle))))
                 .build();
     }
 
@@ -242,27 +299,30 @@ public final class SstableFlightMetadata
         if (limit <= 0 || (handle.limit().isPresent() && handle.limit().getAsLong() <= limit)) {
             return Optional.empty();
         }
-        return Optional.of(new LimitApplicationResult<>(handle.withLimit(limit), handle.readsOneStream(), false));
+        SstableFlightTableHandle limited = handle.withLimit(limit);
+        return Optional.of(new LimitApplicationResult<>(limited, limitHolds(limited), false));
+    }
+
+    /**
+     * Whether a handle's limit holds for the whole read, so Trino may drop
+     * its own Limit: only when the server plans the read as one stream. A
+     * server planning over a ring (its listing's plan says so) stops each
+     * endpoint after the limit, and a scan has an endpoint per run of ring
+     * ranges: ten rows each from 24 endpoints is 240 rows for a LIMIT 10.
+     */
+    boolean limitHolds(SstableFlightTableHandle table)
+    {
+        ServedTable served = tables().get(table.unpushed());
+        return served != null && !served.ringPlanned() && table.readsOneStream();
     }
 
     /** The columns of a table, in the server's (CQL SELECT *) order. */
     List<SstableFlightColumnHandle> columns(SstableFlightTableHandle table)
     {
-        Schema schema = tables().get(table.unpushed());
-        if (schema == null) {
-            throw new TrinoException(io.trino.spi.StandardErrorCode.TABLE_NOT_FOUND, "table %s is no longer served".formatted(table));
+        ServedTable served = tables().get(table.unpushed());
+        if (served == null) {
+            throw new TrinoException(TABLE_NOT_FOUND, "table %s is no longer served".formatted(table));
         }
-        ImmutableList.Builder<SstableFlightColumnHandle> columns = ImmutableList.builder();
-        for (Field field : schema.getFields()) {
-            Map<String, String> metadata = Optional.ofNullable(field.getMetadata()).orElse(Map.of());
-            String cqlType = metadata.getOrDefault(TypeMapping.CQL_TYPE, "unknown");
-            String kind = metadata.getOrDefault(TypeMapping.CQL_KIND, "regular");
-            String order = metadata.get(TypeMapping.CQL_CLUSTERING_ORDER);
-            if (order != null) {
-                kind = kind + " " + order;
-            }
-            columns.add(SstableFlightColumnHandle.of(field.getName(), cqlType, kind, typeMapping.map(field)));
-        }
-        return columns.build();
+        return served.columns(table.keyspace() + "." + table.table(), typeMapping);
     }
 }

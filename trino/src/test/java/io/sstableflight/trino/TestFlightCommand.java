@@ -72,6 +72,13 @@ class TestFlightCommand
         assertThat(new String(FlightCommand.of(CLUSTERED.withRestriction(TupleDomain.all(), Optional.of(KEY)), 8).toJson(), UTF_8)).doesNotContain("splits");
     }
 
+    @Test
+    void aPlanNamesItsQuery()
+    {
+        assertThat(new String(FlightCommand.of(CLUSTERED, 0).forQuery("20261207_012345_00042_abcde").toJson(), UTF_8))
+                .isEqualTo("{\"version\":1,\"keyspace\":\"corpus\",\"table\":\"clustered\",\"query_id\":\"20261207_012345_00042_abcde\"}");
+    }
+
     private static String json(SstableFlightTableHandle handle)
     {
         return new String(FlightCommand.of(handle).toJson(), UTF_8);

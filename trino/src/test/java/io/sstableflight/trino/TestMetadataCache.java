@@ -106,7 +106,7 @@ class TestMetadataCache
 
     private MetadataCache cache(int ttlSeconds)
     {
-        return new MetadataCache(clients, new Duration(ttlSeconds, SECONDS), ticker);
+        return new MetadataCache(clients, new Duration(ttlSeconds, SECONDS), new Duration(30, SECONDS), ticker);
     }
 
     private static SstableFlightMetadata metadata(MetadataCache cache)

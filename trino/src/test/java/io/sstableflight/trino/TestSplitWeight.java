@@ -40,15 +40,16 @@ class TestSplitWeight
     {
         TableStats stats = new TableStats(100, 1_000);
         SstableFlightTableHandle table = SstableFlightTableHandle.of("corpus", "wide");
-        assertThat(stats.rowsOf(table)).isEqualTo(1_000);
+        assertThat(stats.rowsOf(table, true)).isEqualTo(1_000);
         KeyRestriction twoKeys = new KeyRestriction(List.of("p"), List.of(List.of("1"), List.of("2")), Optional.empty(), true);
         SstableFlightTableHandle keyed = table.withRestriction(TupleDomain.all(), Optional.of(twoKeys));
-        assertThat(stats.rowsOf(keyed)).isEqualTo(20);
-        assertThat(stats.rowsOf(keyed.withLimit(5))).isEqualTo(5);
-        assertThat(stats.rowsOf(table.withLimit(5_000))).isEqualTo(1_000);
-        // Keys over several endpoints: the limit is per endpoint, so it bounds nothing overall.
+        assertThat(stats.rowsOf(keyed, true)).isEqualTo(20);
+        assertThat(stats.rowsOf(keyed.withLimit(5), true)).isEqualTo(5);
+        assertThat(stats.rowsOf(table.withLimit(5_000), true)).isEqualTo(1_000);
+        // Planned over a ring (or keys over several endpoints), the limit is per endpoint, so it bounds nothing overall.
+        assertThat(stats.rowsOf(table.withLimit(5), false)).isEqualTo(1_000);
         SstableFlightTableHandle spread = table.withRestriction(TupleDomain.all(), Optional.of(new KeyRestriction(List.of("p"), twoKeys.keys(), Optional.empty(), false)));
-        assertThat(stats.rowsOf(spread.withLimit(5))).isEqualTo(20);
+        assertThat(stats.rowsOf(spread.withLimit(5), spread.readsOneStream())).isEqualTo(20);
     }
 
     private static SstableFlightSplit split(long rows)

@@ -1,0 +1,256 @@
+package io.sstableflight.trino;
+
+import io.airlift.units.Duration;
+import io.trino.spi.connector.ColumnHandle;
+import io.trino.spi.connector.ConnectorSession;
+import io.trino.spi.connector.ConnectorSplitSource;
+import io.trino.spi.connector.ConnectorSplitSource.ConnectorSplitBatch;
+import io.trino.spi.connector.Constraint;
+import io.trino.spi.connector.DynamicFilter;
+import io.trino.spi.connector.FixedSplitSource;
+import io.trino.spi.predicate.Domain;
+import io.trino.spi.predicate.TupleDomain;
+import io.trino.spi.type.TypeOperators;
+import org.apache.arrow.flight.Action;
+import org.apache.arrow.flight.Criteria;
+import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightServer;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.NoOpFlightProducer;
+import org.apache.arrow.flight.Result;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static io.sstableflight.trino.SstableFlightSessionProperties.DYNAMIC_FILTERING_WAIT_TIMEOUT;
+import static io.sstableflight.trino.SstableFlightSessionProperties.PUSHDOWN_ENABLED;
+import static io.sstableflight.trino.SstableFlightSessionProperties.SCAN_SPLITS;
+import static io.trino.spi.type.BigintType.BIGINT;
+import static io.trino.spi.type.VarcharType.VARCHAR;
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static java.util.concurrent.TimeUnit.MINUTES;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A join's dynamic filter on the partition key turns a scan into keys:
+ * against a Flight server in the test's JVM that records the commands it
+ * is asked to plan. Planning waits for the filter (the batch's future
+ * completes when it does, no thread held), plans keys when it names few
+ * enough, a scan when it names many or covers no whole key, and nothing
+ * when it names none; a filter that never completes is waited for only up
+ * to the session's timeout.
+ */
+class TestDynamicFilterSplits
+{
+    private final BufferAllocator allocator = new RootAllocator();
+    private final List<String> planned = new CopyOnWriteArrayList<>();
+    private volatile long partitions = 1_000;
+    private FlightServer server;
+    private FlightClientPool clients;
+    private SstableFlightSplitManager splits;
+    private SstableFlightColumnHandle key;
+    private SstableFlightColumnHandle value;
+
+    @BeforeEach
+    void start()
+            throws Exception
+    {
+        Schema schema = new Schema(List.of(
+                new Field("k", new FieldType(false, new ArrowType.Int(64, true), null, Map.of(TypeMapping.CQL_TYPE, "bigint", TypeMapping.CQL_KIND, "partition_key")), null),
+                new Field("v", new FieldType(true, ArrowType.Utf8.INSTANCE, null, Map.of(TypeMapping.CQL_TYPE, "text", TypeMapping.CQL_KIND, "regular")), null)));
+        server = FlightServer.builder(allocator, Location.forGrpcInsecure("127.0.0.1", 0), new NoOpFlightProducer()
+        {
+            @Override
+            public void listFlights(CallContext context, Criteria criteria, StreamListener<FlightInfo> listener)
+            {
+                listener.onNext(new FlightInfo(schema, FlightDescriptor.path("ks", "kv"), List.of(), -1, -1));
+                listener.onCompleted();
+            }
+
+            @Override
+            public FlightInfo getFlightInfo(CallContext context, FlightDescriptor descriptor)
+            {
+                planned.add(new String(descriptor.getCommand(), UTF_8));
+                return new FlightInfo(schema, descriptor, List.of(new FlightEndpoint(new Ticket(new byte[] {1}))), -1, 10);
+            }
+
+            @Override
+            public void doAction(CallContext context, Action action, StreamListener<Result> listener)
+            {
+                listener.onNext(new Result("{\"partitions_estimate\":%d,\"rows_estimate\":%d}".formatted(partitions, partitions).getBytes(UTF_8)));
+                listener.onCompleted();
+            }
+        }).build().start();
+        clients = new FlightClientPool(new SstableFlightConfig().setUri("grpc://127.0.0.1:" + server.getPort()));
+        TypeMapping typeMapping = new TypeMapping(VARCHAR, new TypeOperators());
+        MetadataCache cache = new MetadataCache(clients, new Duration(0, SECONDS), new Duration(5, SECONDS), com.google.common.base.Ticker.systemTicker());
+        splits = new SstableFlightSplitManager(clients, cache, typeMapping);
+        List<SstableFlightColumnHandle> columns = new SstableFlightMetadata(cache, typeMapping).columns(SstableFlightTableHandle.of("ks", "kv"));
+        key = columns.get(0);
+        value = columns.get(1);
+    }
+
+    @AfterEach
+    void stop()
+            throws Exception
+    {
+        clients.close();
+        server.close();
+        allocator.close();
+    }
+
+    private static ConnectorSession session(String wait)
+    {
+        return TestingSession.of(Map.of(PUSHDOWN_ENABLED, true, SCAN_SPLITS, 0, DYNAMIC_FILTERING_WAIT_TIMEOUT, Duration.valueOf(wait)));
+    }
+
+    private ConnectorSplitSource source(ScriptedFilter filter, String wait)
+    {
+        return splits.getSplits(null, session(wait), SstableFlightTableHandle.of("ks", "kv"), filter, Constraint.alwaysTrue());
+    }
+
+    private TupleDomain<ColumnHandle> keys(long... values)
+    {
+        return TupleDomain.withColumnDomains(Map.of(key, Domain.multipleValues(BIGINT, java.util.Arrays.stream(values).boxed().toList())));
+    }
+
+    @Test
+    void aScanWaitsForTheJoinsKeysAndReadsThem()
+            throws Exception
+    {
+        ScriptedFilter filter = new ScriptedFilter(Set.of(key));
+        ConnectorSplitSource source = source(filter, "10m");
+        CompletableFuture<ConnectorSplitBatch> waiting = source.getNextBatch(100);
+        // Nothing is planned while the filter is not complete, and no thread waits for it.
+        assertThat(waiting).isNotDone();
+        assertThat(planned).isEmpty();
+        filter.complete(keys(7, 3));
+        assertThat(waiting.get(1, MINUTES).getSplits()).isEmpty();
+        ConnectorSplitBatch batch = source.getNextBatch(100).get(1, MINUTES);
+        assertThat(batch.getSplits()).hasSize(1);
+        assertThat(batch.isNoMoreSplits()).isTrue();
+        assertThat(source.isFinished()).isTrue();
+        assertThat(planned).singleElement().asString()
+                .contains("\"keys\":[{\"k\":3},{\"k\":7}]")
+                .contains("\"query_id\":\"" + TestingSession.QUERY_ID + "\"");
+    }
+
+    @Test
+    void aFilterThatNamesNoKeyPlansNothing()
+            throws Exception
+    {
+        ScriptedFilter filter = new ScriptedFilter(Set.of(key));
+        filter.complete(TupleDomain.none());
+        ConnectorSplitBatch batch = source(filter, "10m").getNextBatch(100).get(1, MINUTES);
+        assertThat(batch.getSplits()).isEmpty();
+        assertThat(batch.isNoMoreSplits()).isTrue();
+        assertThat(planned).isEmpty();
+    }
+
+    @Test
+    void aFilterThatDoesNotCompleteIsWaitedForUpToTheTimeout()
+            throws Exception
+    {
+        ScriptedFilter filter = new ScriptedFilter(Set.of(key));
+        ConnectorSplitSource source = source(filter, "200ms");
+        ConnectorSplitBatch batch;
+        do {
+            batch = source.getNextBatch(100).get(1, MINUTES);
+        }
+        while (!batch.isNoMoreSplits());
+        assertThat(planned).singleElement().asString().doesNotContain("\"keys\"");
+    }
+
+    @Test
+    void manyKeysOrNoWholeKeyAreAScan()
+            throws Exception
+    {
+        // Over a quarter of the table's partitions: reading them by key costs more than the scan.
+        partitions = 4;
+        ScriptedFilter filter = new ScriptedFilter(Set.of(key));
+        filter.complete(keys(1, 2));
+        drain(source(filter, "10m"));
+        assertThat(planned).singleElement().asString().doesNotContain("\"keys\"");
+
+        // A filter on a regular column only: nothing to wait for, the scan is planned at once.
+        planned.clear();
+        ScriptedFilter other = new ScriptedFilter(Set.of(value));
+        assertThat(source(other, "10m")).isInstanceOf(FixedSplitSource.class);
+        assertThat(planned).singleElement().asString().doesNotContain("\"keys\"");
+    }
+
+    private static void drain(ConnectorSplitSource source)
+            throws Exception
+    {
+        while (!source.getNextBatch(100).get(1, MINUTES).isNoMoreSplits()) {
+            // the filter is complete: the first batch after planning ends it
+        }
+    }
+
+    /** A dynamic filter the test completes. */
+    private static final class ScriptedFilter
+            implements DynamicFilter
+    {
+        private final Set<ColumnHandle> covered;
+        private final CompletableFuture<?> done = new CompletableFuture<>();
+        private volatile TupleDomain<ColumnHandle> predicate = TupleDomain.all();
+
+        ScriptedFilter(Set<ColumnHandle> covered)
+        {
+            this.covered = covered;
+        }
+
+        void complete(TupleDomain<ColumnHandle> predicate)
+        {
+            this.predicate = predicate;
+            done.complete(null);
+        }
+
+        @Override
+        public Set<ColumnHandle> getColumnsCovered()
+        {
+            return covered;
+        }
+
+        @Override
+        public CompletableFuture<?> isBlocked()
+        {
+            return done;
+        }
+
+        @Override
+        public boolean isComplete()
+        {
+            return done.isDone();
+        }
+
+        @Override
+        public boolean isAwaitable()
+        {
+            return !done.isDone();
+        }
+
+        @Override
+        public TupleDomain<ColumnHandle> getCurrentPredicate()
+        {
+            return predicate;
+        }
+    }
+}
