@@ -6,7 +6,6 @@ import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorSplitSource;
 import io.trino.spi.connector.ConnectorSplitSource.ConnectorSplitBatch;
 import io.trino.spi.connector.Constraint;
-import io.trino.spi.connector.DynamicFilter;
 import io.trino.spi.connector.FixedSplitSource;
 import io.trino.spi.predicate.Domain;
 import io.trino.spi.predicate.TupleDomain;
@@ -121,7 +120,7 @@ class TestDynamicFilterSplits
         return TestingSession.of(Map.of(PUSHDOWN_ENABLED, true, SCAN_SPLITS, 0, DYNAMIC_FILTERING_WAIT_TIMEOUT, Duration.valueOf(wait)));
     }
 
-    private ConnectorSplitSource source(ScriptedFilter filter, String wait)
+    private ConnectorSplitSource source(ScriptedDynamicFilter filter, String wait)
     {
         return splits.getSplits(null, session(wait), SstableFlightTableHandle.of("ks", "kv"), filter, Constraint.alwaysTrue());
     }
@@ -135,7 +134,7 @@ class TestDynamicFilterSplits
     void aScanWaitsForTheJoinsKeysAndReadsThem()
             throws Exception
     {
-        ScriptedFilter filter = new ScriptedFilter(Set.of(key));
+        ScriptedDynamicFilter filter = new ScriptedDynamicFilter(Set.of(key));
         ConnectorSplitSource source = source(filter, "10m");
         CompletableFuture<ConnectorSplitBatch> waiting = source.getNextBatch(100);
         // Nothing is planned while the filter is not complete, and no thread waits for it.
@@ -156,7 +155,7 @@ class TestDynamicFilterSplits
     void aFilterThatNamesNoKeyPlansNothing()
             throws Exception
     {
-        ScriptedFilter filter = new ScriptedFilter(Set.of(key));
+        ScriptedDynamicFilter filter = new ScriptedDynamicFilter(Set.of(key));
         filter.complete(TupleDomain.none());
         ConnectorSplitBatch batch = source(filter, "10m").getNextBatch(100).get(1, MINUTES);
         assertThat(batch.getSplits()).isEmpty();
@@ -168,7 +167,7 @@ class TestDynamicFilterSplits
     void aFilterThatDoesNotCompleteIsWaitedForUpToTheTimeout()
             throws Exception
     {
-        ScriptedFilter filter = new ScriptedFilter(Set.of(key));
+        ScriptedDynamicFilter filter = new ScriptedDynamicFilter(Set.of(key));
         ConnectorSplitSource source = source(filter, "200ms");
         ConnectorSplitBatch batch;
         do {
@@ -184,14 +183,14 @@ class TestDynamicFilterSplits
     {
         // Over a quarter of the table's partitions: reading them by key costs more than the scan.
         partitions = 4;
-        ScriptedFilter filter = new ScriptedFilter(Set.of(key));
+        ScriptedDynamicFilter filter = new ScriptedDynamicFilter(Set.of(key));
         filter.complete(keys(1, 2));
         drain(source(filter, "10m"));
         assertThat(planned).singleElement().asString().doesNotContain("\"keys\"");
 
         // A filter on a regular column only: nothing to wait for, the scan is planned at once.
         planned.clear();
-        ScriptedFilter other = new ScriptedFilter(Set.of(value));
+        ScriptedDynamicFilter other = new ScriptedDynamicFilter(Set.of(value));
         assertThat(source(other, "10m")).isInstanceOf(FixedSplitSource.class);
         assertThat(planned).singleElement().asString().doesNotContain("\"keys\"");
     }
@@ -201,56 +200,6 @@ class TestDynamicFilterSplits
     {
         while (!source.getNextBatch(100).get(1, MINUTES).isNoMoreSplits()) {
             // the filter is complete: the first batch after planning ends it
-        }
-    }
-
-    /** A dynamic filter the test completes. */
-    private static final class ScriptedFilter
-            implements DynamicFilter
-    {
-        private final Set<ColumnHandle> covered;
-        private final CompletableFuture<?> done = new CompletableFuture<>();
-        private volatile TupleDomain<ColumnHandle> predicate = TupleDomain.all();
-
-        ScriptedFilter(Set<ColumnHandle> covered)
-        {
-            this.covered = covered;
-        }
-
-        void complete(TupleDomain<ColumnHandle> predicate)
-        {
-            this.predicate = predicate;
-            done.complete(null);
-        }
-
-        @Override
-        public Set<ColumnHandle> getColumnsCovered()
-        {
-            return covered;
-        }
-
-        @Override
-        public CompletableFuture<?> isBlocked()
-        {
-            return done;
-        }
-
-        @Override
-        public boolean isComplete()
-        {
-            return done.isDone();
-        }
-
-        @Override
-        public boolean isAwaitable()
-        {
-            return !done.isDone();
-        }
-
-        @Override
-        public TupleDomain<ColumnHandle> getCurrentPredicate()
-        {
-            return predicate;
         }
     }
 }
