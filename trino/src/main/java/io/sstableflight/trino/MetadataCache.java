@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 
@@ -74,6 +75,12 @@ public final class MetadataCache
     public TableStats stats(SstableFlightTableHandle table)
     {
         return load(stats, table, () -> TableStats.parse(table, clients.doAction(TableStats.ACTION, TableStats.request(table), statisticsTimeoutMillis)));
+    }
+
+    /** The table-stats of a table if they are kept now, without asking the server. */
+    public Optional<TableStats> keptStats(SstableFlightTableHandle table)
+    {
+        return Optional.ofNullable(stats.getIfPresent(table));
     }
 
     private Map<SstableFlightTableHandle, ServedTable> list()

@@ -145,6 +145,11 @@ public final class SstableFlightSplitManager
     private List<ConnectorSplit> plan(ConnectorSession session, SstableFlightTableHandle handle)
     {
         FlightCommand command = FlightCommand.of(handle, getScanSplits(session)).forQuery(session.getQueryId());
+        if (isOneRoundTrip(handle)) {
+            // The command is its own ticket: DoGet plans and streams it in one call, on the first seed that answers.
+            List<String> seeds = clients.seeds().stream().map(URI::toString).collect(ImmutableList.toImmutableList());
+            return List.of(new SstableFlightSplit(command.toJson(), seeds, keyedRows(handle)));
+        }
         FlightClientPool.Planned<FlightInfo> planned = clients.getFlightInfo(command.toJson());
         List<FlightEndpoint> endpoints = planned.value().getEndpoints();
         long rows = rowsPerEndpoint(planned.value().getRecords(), endpoints.size());
@@ -153,6 +158,30 @@ public final class SstableFlightSplitManager
             splits.add(new SstableFlightSplit(endpoint.getTicket().getBytes(), locations(endpoint, planned.server()), rows));
         }
         return splits.build();
+    }
+
+    /**
+     * Whether a read is one stream a lone server plans itself, so that its
+     * command can be DoGet's ticket (docs/flight-api.md, "A command as a
+     * ticket"): keys that fit one endpoint, on a server that does not plan
+     * over a ring (there the keys' replicas decide where they are read).
+     * A point query then costs one round trip, not GetFlightInfo and DoGet.
+     */
+    private boolean isOneRoundTrip(SstableFlightTableHandle handle)
+    {
+        if (handle.restriction().isEmpty() || !handle.readsOneStream()) {
+            return false;
+        }
+        ServedTable served = cache.tables().get(handle.unpushed());
+        return served != null && !served.ringPlanned();
+    }
+
+    /** The rows keys read by the table's kept statistics; -1 (unknown) without them: planning never waits for them. */
+    private long keyedRows(SstableFlightTableHandle handle)
+    {
+        return cache.keptStats(handle.unpushed())
+                .map(stats -> stats.rowsOf(handle, true))
+                .orElse(-1L);
     }
 
     /** Each endpoint's share of the plan's row estimate; -1 when the server gave none. */

@@ -61,6 +61,7 @@ class TestDynamicFilterSplits
     private final BufferAllocator allocator = new RootAllocator();
     private final List<String> planned = new CopyOnWriteArrayList<>();
     private volatile long partitions = 1_000;
+    private volatile boolean ringPlanned;
     private FlightServer server;
     private FlightClientPool clients;
     private SstableFlightSplitManager splits;
@@ -79,7 +80,8 @@ class TestDynamicFilterSplits
             @Override
             public void listFlights(CallContext context, Criteria criteria, StreamListener<FlightInfo> listener)
             {
-                listener.onNext(new FlightInfo(schema, FlightDescriptor.path("ks", "kv"), List.of(), -1, -1));
+                byte[] plan = ringPlanned ? "{\"planning\":\"ring\"}".getBytes(UTF_8) : null;
+                listener.onNext(FlightInfo.builder(schema, FlightDescriptor.path("ks", "kv"), List.of()).setRecords(-1).setAppMetadata(plan).build());
                 listener.onCompleted();
             }
 
@@ -143,12 +145,29 @@ class TestDynamicFilterSplits
         filter.complete(keys(7, 3));
         assertThat(waiting.get(1, MINUTES).getSplits()).isEmpty();
         ConnectorSplitBatch batch = source.getNextBatch(100).get(1, MINUTES);
-        assertThat(batch.getSplits()).hasSize(1);
         assertThat(batch.isNoMoreSplits()).isTrue();
         assertThat(source.isFinished()).isTrue();
-        assertThat(planned).singleElement().asString()
+        // Two keys are one stream: the command is the split's ticket, DoGet plans it (one round trip).
+        assertThat(planned).isEmpty();
+        SstableFlightSplit split = (SstableFlightSplit) batch.getSplits().getFirst();
+        assertThat(batch.getSplits()).hasSize(1);
+        assertThat(new String(split.ticket(), UTF_8))
+                .startsWith("{")
                 .contains("\"keys\":[{\"k\":3},{\"k\":7}]")
                 .contains("\"query_id\":\"" + TestingSession.QUERY_ID + "\"");
+        assertThat(split.locations()).containsExactly("grpc://127.0.0.1:" + server.getPort());
+    }
+
+    @Test
+    void keysOverARingArePlanned()
+            throws Exception
+    {
+        ringPlanned = true;
+        ScriptedDynamicFilter filter = new ScriptedDynamicFilter(Set.of(key));
+        filter.complete(keys(7, 3));
+        drain(source(filter, "10m"));
+        // Where the keys are read is the ring's to say: GetFlightInfo plans them.
+        assertThat(planned).singleElement().asString().contains("\"keys\":[{\"k\":3},{\"k\":7}]");
     }
 
     @Test
