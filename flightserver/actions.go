@@ -3,7 +3,6 @@ package flightserver
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc/codes"
@@ -19,23 +18,9 @@ const (
 	ActionNodeInfo = "node-info"
 )
 
-// TableStats is table-stats' result.
-type TableStats struct {
-	Keyspace     string `json:"keyspace"`
-	Table        string `json:"table"`
-	ID           string `json:"id"`
-	SchemaSource string `json:"schema_source"`
-	SSTables     int    `json:"sstables"`
-	Bytes        int64  `json:"bytes"` // Data.db bytes on disk
-	Partitions   int64  `json:"partitions_estimate"`
-	Rows         int64  `json:"rows_estimate"`
-	MinTimestamp int64  `json:"min_timestamp"` // µs; write times of the SSTables' cells
-	MaxTimestamp int64  `json:"max_timestamp"`
-}
-
 func (s *service) ListActions(_ *flight.Empty, stream flight.FlightService_ListActionsServer) error {
 	for _, a := range []*flight.ActionType{
-		{Type: ActionTableStats, Description: `{"keyspace": ..., "table": ...} → JSON: SSTables, bytes, partition and row estimates, min/max write timestamp`},
+		{Type: ActionTableStats, Description: `{"keyspace": ..., "table": ...} → JSON: SSTables, bytes, partition and row estimates (this node's and the whole table's), min/max write timestamp`},
 		{Type: ActionRefreshSchema, Description: "reload table schemas now (from Cassandra, schema.cql or SSTable headers)"},
 		{Type: ActionNodeInfo, Description: `→ JSON {"host_id": ...}: the Cassandra node this server serves (cluster planning only)`},
 	} {
@@ -56,25 +41,9 @@ func (s *service) DoAction(a *flight.Action, stream flight.FlightService_DoActio
 		if err := json.Unmarshal(a.GetBody(), &req); err != nil {
 			return invalid(fmt.Errorf("read table-stats request: %w", err))
 		}
-		l, err := s.tables.acquire(stream.Context(), req.Keyspace, req.Table)
+		st, err := s.tableStats(stream.Context(), req.Keyspace, req.Table)
 		if err != nil {
 			return err
-		}
-		defer l.release(stream.Context())
-		// Every figure comes from the leased epoch: its SSTables, as
-		// listed when it was cut, and their readers.
-		st := TableStats{Keyspace: l.t.keyspace, Table: l.t.name, ID: l.e.Table.ID, SchemaSource: l.t.cat.Source,
-			SSTables: len(l.readers()), MinTimestamp: math.MaxInt64, MaxTimestamp: math.MinInt64}
-		st.Partitions, st.Rows = estimate(l.readers())
-		for _, p := range l.e.Table.SSTables {
-			st.Bytes += p.Components["Data.db"]
-		}
-		for _, r := range l.readers() {
-			st.MinTimestamp = min(st.MinTimestamp, r.Stats.Stats.MinTimestamp)
-			st.MaxTimestamp = max(st.MaxTimestamp, r.Stats.Stats.MaxTimestamp)
-		}
-		if len(l.readers()) == 0 {
-			st.MinTimestamp, st.MaxTimestamp = 0, 0
 		}
 		body, _ := json.Marshal(st)
 		return stream.Send(&flight.Result{Body: body})

@@ -54,6 +54,10 @@ func toStatus(err error) error {
 		return status.Error(codes.Unavailable, err.Error())
 	case errors.Is(err, errNoRing):
 		return status.Error(codes.Unavailable, err.Error())
+	case errors.As(err, new(placementError)):
+		// A keyspace the ring cannot place: created since it was read
+		// and not there yet, or of a replication not supported.
+		return status.Error(codes.FailedPrecondition, err.Error())
 	case errors.Is(err, errNotOwned):
 		// The ring moved since the plan: plan the query again.
 		return status.Error(codes.FailedPrecondition, err.Error())

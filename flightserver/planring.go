@@ -76,18 +76,9 @@ type ringSplit struct {
 // the range's replicas; keys grouped by the range that holds them. The
 // splits' first locations are balanced over the servers (balance).
 func (s *service) planRing(ctx context.Context, c *Command, l *lease, p *planned, now int64, partitions, rows int64) error {
-	st, err := s.ring.view(ctx)
+	st, m, err := s.placement(ctx, c.Keyspace)
 	if err != nil {
-		return err
-	}
-	m, err := st.replicas(c.Keyspace)
-	if err != nil {
-		// A keyspace created since the ring was read: read it again now.
-		st = s.ring.newer(ctx, st)
-		m, err = st.replicas(c.Keyspace)
-	}
-	if err != nil {
-		return status.Error(codes.FailedPrecondition, fmt.Sprintf("plan %s.%s over the ring: %v", c.Keyspace, c.Table, err))
+		return fmt.Errorf("plan %s.%s over the ring: %w", c.Keyspace, c.Table, err)
 	}
 	claimed, err := s.cfg.Cluster.Peers.Peers(ctx, st.top.Ring)
 	if err != nil {
@@ -97,15 +88,9 @@ func (s *service) planRing(ctx context.Context, c *Command, l *lease, p *planned
 	for host, err := range why {
 		s.log.Warn("plan over the ring: peer not used", "node", host, "err", err)
 	}
-	// The node's share of the ring: its SSTables hold about that share
-	// of the table's rows, which sizes the splits of the others.
-	owned := 0.0
-	for _, rr := range m {
-		if rr.Replicates(st.local) {
-			owned += rangeFraction(rr.Range)
-		}
-	}
-	scale := 1 / math.Max(owned, 1e-9)
+	// The node's SSTables hold about its share of the table's rows,
+	// which sizes the splits of the others.
+	scale := ringScale(replicatedShare(m, st.local))
 	perPartition := float64(rows) / math.Max(1, float64(partitions))
 	var splits []ringSplit
 	newRingTicket := func() *Ticket {

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
+	"github.com/google/uuid"
 
+	"github.com/sstable-flight/sstable-flight/cluster"
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
@@ -102,5 +105,45 @@ func TestTableStatsFollowDisk(t *testing.T) {
 		if err := s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec(); err != nil {
 			t.Logf("drop %s: %v", ks, err)
 		}
+	}
+}
+
+// TestTableStatsWithoutRing: a server planning over a ring it cannot
+// read (the first read hangs), or whose ring does not place the table's
+// keyspace, still answers table-stats, within RingWait: its own node's
+// figures, scope "node", and why in estimate_scope_reason. Planning
+// over that ring fails, so the test tells the two apart.
+func TestTableStatsWithoutRing(t *testing.T) {
+	local := uuid.UUID{1}
+	ring, err := cluster.NewRing(local, []cluster.Node{{HostID: local, Tokens: []cluster.Token{0}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, why string
+		discover  func(ctx context.Context) (*cluster.Topology, error)
+	}{
+		{"ring never read", "not read", func(ctx context.Context) (*cluster.Topology, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}},
+		{"keyspace not on the ring", "no such keyspace", func(context.Context) (*cluster.Topology, error) {
+			return &cluster.Topology{Ring: ring}, nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := startServer(t, "oa", func(c *flightserver.Config) {
+				c.Cluster = &flightserver.ClusterConfig{Discover: tc.discover, Peers: cluster.StaticPeers{}, RingWait: 50 * time.Millisecond}
+			})
+			ctx := context.Background()
+			st := tableStats(ctx, t, ts, "corpus", "many")
+			if st.Scope != flightserver.ScopeNode || !strings.Contains(st.ScopeReason, tc.why) ||
+				st.Rows <= 0 || st.TableRows != st.Rows || st.TablePartitions != st.Partitions || st.Share != 0 {
+				t.Fatalf("table-stats: %+v; want the node's figures, scope node, a reason naming %q", st, tc.why)
+			}
+			if _, err := ts.client.GetFlightInfo(ctx, path("corpus", "many")); err == nil {
+				t.Fatal("a plan over the ring succeeded: the ring was usable")
+			}
+		})
 	}
 }
