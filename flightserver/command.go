@@ -35,6 +35,49 @@ type Command struct {
 	// Splits asks for this many endpoints for a scan (0: the server sizes
 	// splits by the partition estimates of the SSTables).
 	Splits int `json:"splits,omitempty"`
+	// QueryID names the query this plan is one of: the plans naming one
+	// id share the read time of its first plan on this server and, per
+	// table, that table's first snapshot epoch (querypin.go).
+	QueryID QueryID `json:"query_id,omitempty"`
+}
+
+// QueryID is an opaque id a client gives identically to every plan of
+// one query (Trino's query id): 1 to maxQueryIDLen printable ASCII
+// characters.
+type QueryID string
+
+// maxQueryIDLen bounds a query id, which the server keeps (QueryPins).
+const maxQueryIDLen = 128
+
+// UnmarshalJSON reads a string and checks it is an id; null is no id, as
+// for the command's other members.
+func (q *QueryID) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("query_id: %w", err)
+	}
+	if err := checkQueryID(s); err != nil {
+		return err
+	}
+	*q = QueryID(s)
+	return nil
+}
+
+// checkQueryID refuses an id that is empty, longer than maxQueryIDLen or
+// holds anything but printable ASCII. Its message never quotes the id.
+func checkQueryID(id string) error {
+	if len(id) == 0 || len(id) > maxQueryIDLen {
+		return fmt.Errorf("query_id of %d bytes: want 1 to %d printable ASCII characters", len(id), maxQueryIDLen)
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x20 || id[i] > 0x7e {
+			return fmt.Errorf("query_id: byte %d is not printable ASCII (want 1 to %d printable ASCII characters)", i, maxQueryIDLen)
+		}
+	}
+	return nil
 }
 
 // ClusteringSlice bounds the rows of a partition by a prefix of the

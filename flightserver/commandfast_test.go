@@ -37,6 +37,14 @@ func FuzzParseCommandFast(f *testing.F) {
 		`{"version":1,"keyspace":"ks","table":"t","keys":[{"k":1,"k":2}]}`,
 		`{"version":1,"keyspace":"ks","table":"t","keys":[{"k":1,"K":2}]}`,
 		`{"version":1,"keyspace":"ks","table":"t","keys":[{"k":1}],"clustering":{"start":{"values":[1],"values":[2]}}}`,
+		`{"version":1,"keyspace":"ks","table":"t","keys":[{"k":1}],"query_id":"20250101_120000_00001_abcde"}`,
+		`{"version":1,"keyspace":"ks","table":"t","query_id":""}`,
+		`{"version":1,"keyspace":"ks","table":"t","query_id":null}`,
+		`{"version":1,"keyspace":"ks","table":"t","query_id":"q\u0041"}`,
+		`{"version":1,"keyspace":"ks","table":"t","query_id":"q\n"}`,
+		`{"version":1,"keyspace":"ks","table":"t","query_id":7}`,
+		`{"version":1,"keyspace":"ks","table":"t","query_id":"` + strings.Repeat("q", 129) + `"}`,
+		`{"version":1,"keyspace":"ks","table":"t","query_id":"a","Query_Id":"b"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -116,6 +124,7 @@ func TestParseCommandFastTakesPointReads(t *testing.T) {
 		`{"version":1,"keyspace":"bench","table":"narrow","keys":[{"key":"key-0000000042"}]}`,
 		`{"version":1,"keyspace":"ks","table":"t","columns":["a","b"],"keys":[{"p":1,"q":"x"},{"p":2,"q":"y"}],"limit":5}`,
 		`{"version":1,"keyspace":"ks","table":"t","splits":8}`,
+		`{"version":1,"keyspace":"ks","table":"t","keys":[{"k":1}],"query_id":"20250101_120000_00001_abcde"}`,
 	} {
 		if _, ok := parseCommandFast([]byte(s)); !ok {
 			t.Errorf("%s: not taken by the fast path", s)

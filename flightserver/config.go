@@ -85,6 +85,14 @@ type Config struct {
 	// of BIG SSTables, so a warm read skips its Index.db scan (default
 	// DefaultKeyCacheBytes, ~70,000 short keys; negative: none).
 	KeyCacheBytes int64
+	// QueryPins caps the query ids whose read time and snapshot epochs
+	// the server keeps (Command.QueryID, querypin.go), the oldest pin
+	// dropped for a new one (default DefaultQueryPins); QueryPinTTL is
+	// how long a pin lives from its query's first plan (default
+	// DefaultQueryPinTTL): the most a query's later plans may lag its
+	// first, and the oldest read time a reused id can get.
+	QueryPins   int
+	QueryPinTTL time.Duration
 
 	// Limits on what clients may make the server hold, so that memory
 	// is bounded by these values whatever they send (docs/operations.md,
@@ -158,6 +166,8 @@ const (
 	DefaultBatchBytes      = 2 << 20
 	DefaultChunkCacheBytes = 64 << 20
 	DefaultKeyCacheBytes   = 8 << 20
+	DefaultQueryPins       = 10000
+	DefaultQueryPinTTL     = 15 * time.Minute
 
 	DefaultMaxRequestBytes    = 1 << 20
 	DefaultMaxConnStreams     = 100
@@ -195,6 +205,10 @@ func (c *Config) resolve() error {
 		return &ConfigError{Field: "IOTimeout", Value: c.IOTimeout.String(), Reason: "must not be negative (0: " + DefaultIOTimeout.String() + ")"}
 	case c.MaxStuckIO < 0:
 		return &ConfigError{Field: "MaxStuckIO", Value: strconv.Itoa(c.MaxStuckIO), Reason: "must not be negative (0: " + strconv.Itoa(DefaultMaxStuckIO) + ")"}
+	case c.QueryPins < 0:
+		return &ConfigError{Field: "QueryPins", Value: strconv.Itoa(c.QueryPins), Reason: "must not be negative (0: " + strconv.Itoa(DefaultQueryPins) + ")"}
+	case c.QueryPinTTL < 0:
+		return &ConfigError{Field: "QueryPinTTL", Value: c.QueryPinTTL.String(), Reason: "must not be negative (0: " + DefaultQueryPinTTL.String() + ")"}
 	}
 	switch {
 	case c.TLSCert != "" && c.TLSKey == "":
@@ -218,6 +232,8 @@ func (c *Config) resolve() error {
 	setDefault(&c.BatchBytes, DefaultBatchBytes)
 	setDefault(&c.ChunkCacheBytes, DefaultChunkCacheBytes)
 	setDefault(&c.KeyCacheBytes, DefaultKeyCacheBytes)
+	setDefault(&c.QueryPins, DefaultQueryPins)
+	setDefault(&c.QueryPinTTL, DefaultQueryPinTTL)
 	setDefault(&c.IOTimeout, DefaultIOTimeout)
 	setDefault(&c.MaxStuckIO, DefaultMaxStuckIO)
 	if c.Logger == nil {

@@ -156,6 +156,16 @@ func snapshotMetrics(snaps *snapshot.Manager) []prometheus.Collector {
 	}
 }
 
+// queryPins registers the query pins kept and those the cap dropped.
+func (m *metrics) queryPins(q *queryPins) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_query_pins", Help: "Query ids whose read time and snapshot epochs the server keeps (QueryPins caps them)."},
+			func() float64 { n, _ := q.stats(); return float64(n) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sstf_query_pins_evicted_total",
+			Help: "Query pins dropped for new ones at the QueryPins cap before their TTL: a later plan of such a query pinned again. Raise --query-pins if it grows."},
+			func() float64 { _, e := q.stats(); return float64(e) }))
+}
+
 // connections registers the open connections and their cap.
 func (m *metrics) connections(c *connLimit) {
 	m.reg.MustRegister(

@@ -163,10 +163,11 @@ type planned struct {
 	ring      bool
 }
 
-// acquireProjected leases the command's table and resolves its
-// projection; the caller releases the lease.
-func (s *service) acquireProjected(ctx context.Context, c *Command) (*lease, []int, error) {
-	l, err := s.tables.acquire(ctx, c.Keyspace, c.Table)
+// acquireProjected leases the command's table (the epoch pin holds for
+// it, when not nil: acquirePinned) and resolves its projection; the
+// caller releases the lease.
+func (s *service) acquireProjected(ctx context.Context, c *Command, pin *queryPin) (*lease, []int, error) {
+	l, err := s.acquirePinned(ctx, c, pin)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -180,9 +181,18 @@ func (s *service) acquireProjected(ctx context.Context, c *Command) (*lease, []i
 
 // planTickets plans a command. A command sent to DoGet as its ticket
 // needs no serialized schema, and its ticket is used as it is, not
-// encoded and read back.
+// encoded and read back. A command naming a query id reads at the read
+// time, and each table at the epoch, of the query's first plan
+// (queryPins).
 func (s *service) planTickets(ctx context.Context, c *Command, withSchema bool) (*planned, error) {
-	l, proj, err := s.acquireProjected(ctx, c)
+	clock := s.cfg.Now()
+	now := clock.Unix()
+	var pin *queryPin
+	if c.QueryID != "" {
+		pin = s.pins.pin(c.QueryID, clock)
+		now = pin.now
+	}
+	l, proj, err := s.acquireProjected(ctx, c, pin)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +201,6 @@ func (s *service) planTickets(ctx context.Context, c *Command, withSchema bool) 
 	if withSchema {
 		p.schema = l.t.serializedSchema(proj, s.mem)
 	}
-	now := s.cfg.Now().Unix()
 	partitions, rows := estimate(l.readers())
 	if s.ring != nil {
 		if err := s.planRing(ctx, c, l, p, now, partitions, rows); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -12,17 +13,22 @@ import (
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 	"github.com/sstable-flight/sstable-flight/internal/ringtest"
+	"github.com/sstable-flight/sstable-flight/internal/testclock"
 )
 
-// TestRingTableStats: on the three-node cluster, a keyspace at RF 2 of
-// 3,000 rows written at ALL and flushed on every node, each server
-// planning over the ring: table-stats through any one server estimates
-// the whole table, table_rows_estimate within ±20% of count(*) at ALL,
-// scope "ring", where its own rows_estimate (its node's ~2/3) is clearly
-// lower.
-func TestRingTableStats(t *testing.T) {
+// TestRingTableStatsAndReadTime: on the three-node cluster, a keyspace
+// at RF 2 of 3,000 rows written at ALL and flushed on every node, each
+// server planning over the ring:
+//   - table-stats through any one server estimates the whole table,
+//     table_rows_estimate within ±20% of count(*) at ALL, scope "ring",
+//     where its own rows_estimate (its node's ~2/3) is clearly lower;
+//   - plans naming one query_id carry one read time, later plans without
+//     it the clock's (ring tickets name no epoch to pin).
+func TestRingTableStatsAndReadTime(t *testing.T) {
 	const ks, rows = "h_server_ring_stats", 3000
-	f := ringtest.New(t, ringtest.Options{Keyspace: ks, Rows: rows, Allocator: flightserver.NewPoolAllocator})
+	clock := testclock.New(time.Now())
+	f := ringtest.New(t, ringtest.Options{Keyspace: ks, Rows: rows, Allocator: flightserver.NewPoolAllocator,
+		Mutate: func(_ int, cfg *flightserver.Config) { cfg.Now = clock.Now }})
 	s, err := f.Nodes[0].Session()
 	if err != nil {
 		t.Fatal(err)
@@ -63,5 +69,35 @@ func TestRingTableStats(t *testing.T) {
 		case st.TablePartitions < st.Partitions:
 			t.Errorf("server %d: table_partitions_estimate %d below the node's %d", i+1, st.TablePartitions, st.Partitions)
 		}
+	}
+
+	// The read time of a query, pinned over the ring.
+	c := dialURI(t, f.URIs[0])
+	plan := func(id string) *flightserver.Ticket {
+		t.Helper()
+		cmd := `{"version":1,"keyspace":"` + ks + `","table":"kv","splits":1`
+		if id != "" {
+			cmd += `,"query_id":"` + id + `"`
+		}
+		info, err := c.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(cmd + "}")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tk, err := flightserver.InspectTicket(info.Endpoint[0].Ticket.Ticket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tk.Ring || tk.Epoch != "" {
+			t.Fatalf("ring plan ticket: ring %v, epoch %q; want a ring ticket naming no epoch", tk.Ring, tk.Epoch)
+		}
+		return tk
+	}
+	first := plan("ring-q").Now
+	clock.Add(flightserver.DefaultQueryPinTTL - time.Second)
+	if again := plan("ring-q").Now; again != first {
+		t.Errorf("a ring plan of the same query_id just within its pin's TTL: now %d, want its first plan's %d", again, first)
+	}
+	if other := plan("").Now; other != clock.Now().Unix() {
+		t.Errorf("a ring plan without query_id: now %d, want the clock's %d", other, clock.Now().Unix())
 	}
 }

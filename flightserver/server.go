@@ -70,7 +70,9 @@ func New(cfg Config) (*Server, error) {
 	adm := newAdmission(cfg.MaxStreams, cfg.AdmissionWait)
 	m := newMetrics(adm, snaps, sc.Sidecar, caches)
 	svc := &service{cfg: cfg, mem: cfg.Allocator, adm: adm, metrics: m, log: cfg.Logger, keys: keys, rpcs: newRPCs(),
-		failureLog: newLogLimiter(failureLogInterval, time.Now), scrub: newScrubber(cfg.DataDir, snaps.Dir())}
+		failureLog: newLogLimiter(failureLogInterval, time.Now), scrub: newScrubber(cfg.DataDir, snaps.Dir()),
+		pins: newQueryPins(cfg.QueryPins, cfg.QueryPinTTL)}
+	m.queryPins(svc.pins)
 	// The table cache trusts what it found for the snapshots' window,
 	// as the manager resolved it for its mode: one rule, not a guess.
 	// Listings start from the data directory as the manager resolved

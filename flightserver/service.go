@@ -34,6 +34,9 @@ type service struct {
 	// plans over and checks reads against, and its proven peers.
 	ring  *ringView
 	peers *peerChecks
+	// pins are the read times and snapshot epochs of the queries that
+	// named an id (Command.QueryID).
+	pins *queryPins
 }
 
 // command reads a descriptor: PATH [keyspace, table] or a JSON command.
@@ -88,7 +91,7 @@ func (s *service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*f
 		return nil, err
 	}
 	defer s.decoding.release(n)
-	l, proj, err := s.acquireProjected(ctx, c)
+	l, proj, err := s.acquireProjected(ctx, c, nil)
 	if err != nil {
 		return nil, err
 	}

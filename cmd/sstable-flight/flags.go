@@ -75,6 +75,8 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	fs.Int64Var(&cfg.Snapshot.PinnedCap, "snapshot-pinned-cap", 0, "bytes that snapshots may keep of files Cassandra deleted before superseded ones retire early (0: no cap)")
 	fs.Int64Var(&cfg.KeyCacheBytes, "key-cache-bytes", flightserver.DefaultKeyCacheBytes, "partition positions kept for point reads of BIG SSTables (negative: none)")
 	fs.Int64Var(&cfg.ChunkCacheBytes, "chunk-cache-bytes", flightserver.DefaultChunkCacheBytes, "decompressed Data.db chunks kept for point reads (negative: none); filled by point reads only")
+	fs.IntVar(&cfg.QueryPins, "query-pins", flightserver.DefaultQueryPins, "query ids (a command's query_id) whose read time and snapshot epochs are kept, the oldest dropped for a new one; about 1 KiB each")
+	fs.DurationVar(&cfg.QueryPinTTL, "query-pin-ttl", flightserver.DefaultQueryPinTTL, "how long a query id's pinned read time and epochs last from its first plan")
 	// Limits on what clients may make the server hold (docs/operations.md, "Limits").
 	fs.IntVar(&cfg.MaxRequestBytes, "max-request-bytes", flightserver.DefaultMaxRequestBytes, "largest request message (ticket, command, action body); larger ones are refused with RESOURCE_EXHAUSTED")
 	fs.IntVar(&cfg.MaxDecodeBytes, "max-decode-bytes", 0, "request bytes decoded and planned at once, server-wide (0: 2 × --max-request-bytes)")
@@ -163,6 +165,8 @@ var configFlags = map[string]string{
 	"TicketKeyFile":           "ticket-key-file",
 	"KeyCacheBytes":           "key-cache-bytes",
 	"ChunkCacheBytes":         "chunk-cache-bytes",
+	"QueryPins":               "query-pins",
+	"QueryPinTTL":             "query-pin-ttl",
 	"IOTimeout":               "io-timeout",
 	"Snapshot.Mode":           "snapshot-mode",
 	"Snapshot.Dir":            "snapshot-dir",

@@ -42,7 +42,7 @@ func TestFlagsApplyNoDefaults(t *testing.T) {
 		}
 		if c.AdmissionWait != flightserver.DefaultAdmissionWait || c.BatchRows != flightserver.DefaultBatchRows ||
 			c.KeyCacheBytes != flightserver.DefaultKeyCacheBytes || c.ChunkCacheBytes != flightserver.DefaultChunkCacheBytes ||
-			c.Snapshot.Grace != snapshot.DefaultGrace {
+			c.Snapshot.Grace != snapshot.DefaultGrace || c.QueryPins != flightserver.DefaultQueryPins || c.QueryPinTTL != flightserver.DefaultQueryPinTTL {
 			t.Errorf("%v: a flag default is not its package's constant: %+v", args, c)
 		}
 		if (c.Snapshot.Sidecar != nil) != (len(args) > 0) {
@@ -77,6 +77,8 @@ func TestRefusedFlagsAreNamed(t *testing.T) {
 		{d("--snapshot-grace", "-1s"), "--snapshot-grace -1s: must not be negative"},
 		{d("--snapshot-pinned-cap", "-1"), "--snapshot-pinned-cap -1: must not be negative"},
 		{d("--max-streams", "-1"), "--max-streams -1: must not be negative"},
+		{d("--query-pins", "-1"), "--query-pins -1: must not be negative"},
+		{d("--query-pin-ttl", "-1s"), "--query-pin-ttl -1s: must not be negative"},
 		{d("--admission-wait", "-1s"), "--admission-wait -1s: must not be negative"},
 		{d("--batch-rows", "-1"), "--batch-rows -1: must not be negative"},
 		{d("--max-request-bytes", "-1"), "--max-request-bytes -1: must not be negative"},

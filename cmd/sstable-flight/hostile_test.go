@@ -31,12 +31,13 @@ type limits struct {
 	requestBytes, decodeBytes         int64
 	batchBytes                        int64
 	chunkCache, keyCache              int64
+	queryPins                         int
 }
 
 // defaultLimits are the server's defaults for maxStreams stream slots.
 func defaultLimits(maxStreams int) limits {
 	return limits{maxStreams: maxStreams, maxRequests: 64 + 4*maxStreams, maxConns: 512,
-		requestBytes: 1 << 20, decodeBytes: 2 << 20, batchBytes: 2 << 20, chunkCache: 64 << 20, keyCache: 8 << 20}
+		requestBytes: 1 << 20, decodeBytes: 2 << 20, batchBytes: 2 << 20, chunkCache: 64 << 20, keyCache: 8 << 20, queryPins: 10000}
 }
 
 // The constants of the bound (docs/operations.md, "Limits").
@@ -46,6 +47,7 @@ const (
 	ticketFactor   = 8         // a decoded ticket per byte of its request, at most
 	streamBatches  = 8         // a stream's builders, IPC body and gRPC message, in batches
 	connBytes      = 128 << 10 // a connection's buffers, HPACK tables and goroutines
+	pinBytes       = 1 << 10   // a query pin: its id and its tables' epochs
 	requestCopies  = 3         // a request in progress: its frames, the message, its decoded bytes
 	heapGCHeadroom = 2         // the Go heap grows to twice what is live before it collects (GOGC=100)
 )
@@ -55,7 +57,8 @@ func (l limits) bound() int64 {
 	heap := int64(l.maxRequests)*requestCopies*l.requestBytes +
 		decodeFactor*l.decodeBytes +
 		int64(l.maxStreams)*(ticketFactor*l.requestBytes+streamBatches*l.batchBytes) +
-		int64(l.maxConns)*connBytes
+		int64(l.maxConns)*connBytes +
+		int64(l.queryPins)*pinBytes
 	return baseBytes + l.chunkCache + heapGCHeadroom*(l.keyCache+heap)
 }
 
