@@ -8,6 +8,8 @@ import (
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
 // FromCassandra reads every table of the node's non-system keyspaces from
@@ -28,7 +30,7 @@ func FromCassandra(ctx context.Context, s *gocql.Session) (*Schema, error) {
 		if err != nil {
 			return nil, err
 		}
-		tables, err := readTables(ctx, s)
+		tables, unreadable, err := readTables(ctx, s)
 		if err != nil {
 			return nil, err
 		}
@@ -37,7 +39,7 @@ func FromCassandra(ctx context.Context, s *gocql.Session) (*Schema, error) {
 			return nil, err
 		}
 		if before == after {
-			return &Schema{Tables: tables, Version: before}, nil
+			return &Schema{Tables: tables, Unreadable: unreadable, Version: before}, nil
 		}
 	}
 	return nil, fmt.Errorf("read schema from cassandra: schema_version changed during each of %d reads", attempts)
@@ -53,13 +55,16 @@ func SchemaVersion(ctx context.Context, s *gocql.Session) (string, error) {
 	return v.String(), nil
 }
 
-func readTables(ctx context.Context, s *gocql.Session) ([]*Table, error) {
+// readTables reads every user table. A table one of whose columns cannot
+// be read (a type this reader does not know) is returned among the
+// unreadable ones, with why, and the others are read all the same.
+func readTables(ctx context.Context, s *gocql.Session) ([]*Table, []UnreadableTable, error) {
 	types, err := readTypes(ctx, s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	byKey := map[typeKey]*Table{}
-	var out []*Table
+	var all []*Table
 	var ks, name string
 	var id gocql.UUID
 	iter := s.Query("SELECT keyspace_name, table_name, id FROM system_schema.tables").WithContext(ctx).Iter()
@@ -69,22 +74,31 @@ func readTables(ctx context.Context, s *gocql.Session) ([]*Table, error) {
 		}
 		t := &Table{Keyspace: ks, Name: name, ID: strings.ReplaceAll(id.String(), "-", ""), Dropped: map[string]int64{}, Source: SourceCassandra}
 		byKey[typeKey{ks, name}] = t
-		out = append(out, t)
+		all = append(all, t)
 	}
 	if err := iter.Close(); err != nil {
-		return nil, fmt.Errorf("read system_schema.tables: %w", err)
+		return nil, nil, fmt.Errorf("read system_schema.tables: %w", err)
 	}
-	if err := readColumns(ctx, s, byKey, newResolver(types)); err != nil {
-		return nil, err
+	bad := map[typeKey]error{}
+	if err := readColumns(ctx, s, byKey, newResolver(types), bad); err != nil {
+		return nil, nil, err
 	}
 	if err := readDropped(ctx, s, byKey); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	for _, t := range out {
-		if err := checkPositions(t); err != nil {
-			return nil, err
+	var out []*Table
+	var unreadable []UnreadableTable
+	for _, t := range all {
+		err := bad[typeKey{t.Keyspace, t.Name}]
+		if err == nil {
+			err = checkPositions(t)
+		}
+		if err != nil {
+			unreadable = append(unreadable, UnreadableTable{Keyspace: t.Keyspace, Name: t.Name, Err: err})
+			continue
 		}
 		sortColumns(t.Columns)
+		out = append(out, t)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Keyspace != out[j].Keyspace {
@@ -92,7 +106,7 @@ func readTables(ctx context.Context, s *gocql.Session) ([]*Table, error) {
 		}
 		return out[i].Name < out[j].Name
 	})
-	return out, nil
+	return out, unreadable, nil
 }
 
 // readTypes reads system_schema.types; field types are CQL strings.
@@ -113,7 +127,9 @@ func readTypes(ctx context.Context, s *gocql.Session) (map[typeKey]*userType, er
 		for i, ft := range ftypes {
 			rt, err := parseTypeString(ft, fmt.Sprintf("system_schema.types %s.%s field %s", ks, name, names[i]))
 			if err != nil {
-				return nil, fmt.Errorf("read system_schema.types: %w", err)
+				// Only the tables that use the type fail, when they resolve it.
+				u.err = fmt.Errorf("read system_schema.types: %w", err)
+				break
 			}
 			u.fieldTypes = append(u.fieldTypes, rt)
 		}
@@ -128,7 +144,8 @@ func readTypes(ctx context.Context, s *gocql.Session) (map[typeKey]*userType, er
 
 // readColumns reads system_schema.columns into the tables. Its type
 // column is the CQL type without ReversedType; clustering_order says DESC.
-func readColumns(ctx context.Context, s *gocql.Session, tables map[typeKey]*Table, res *resolver) error {
+// A column that cannot be read marks its table bad (its first reason).
+func readColumns(ctx context.Context, s *gocql.Session, tables map[typeKey]*Table, res *resolver, bad map[typeKey]error) error {
 	var ks, tbl, col, order, kind, typ string
 	var pos int
 	iter := s.Query("SELECT keyspace_name, table_name, column_name, clustering_order, kind, position, type FROM system_schema.columns").WithContext(ctx).Iter()
@@ -138,17 +155,14 @@ func readColumns(ctx context.Context, s *gocql.Session, tables map[typeKey]*Tabl
 		if t == nil {
 			continue // a system table, or a materialized view
 		}
-		k, ok := parseKind(kind)
-		if !ok {
-			return fmt.Errorf("read system_schema.columns: column %s of %s.%s has unknown kind %q", col, ks, tbl, kind)
+		key := typeKey{ks, tbl}
+		if bad[key] != nil {
+			continue
 		}
-		rt, err := parseTypeString(typ, fmt.Sprintf("system_schema.columns %s.%s.%s", ks, tbl, col))
+		mt, k, err := readColumn(res, ks, tbl, col, kind, typ)
 		if err != nil {
-			return fmt.Errorf("read system_schema.columns: %w", err)
-		}
-		mt, err := res.column(rt, ks)
-		if err != nil {
-			return fmt.Errorf("read system_schema.columns: resolve type of %s.%s.%s: %w", ks, tbl, col, err)
+			bad[key] = err
+			continue
 		}
 		c := Column{Name: col, Type: mt, Kind: k, Position: pos, Desc: order == "desc"}
 		if k != PartitionKey && k != Clustering {
@@ -161,6 +175,24 @@ func readColumns(ctx context.Context, s *gocql.Session, tables map[typeKey]*Tabl
 		return fmt.Errorf("read system_schema.columns: %w", err)
 	}
 	return nil
+}
+
+// readColumn reads one row of system_schema.columns: the column's type
+// and kind.
+func readColumn(res *resolver, ks, tbl, col, kind, typ string) (*marshal.Type, Kind, error) {
+	k, ok := parseKind(kind)
+	if !ok {
+		return nil, 0, fmt.Errorf("read system_schema.columns: column %s of %s.%s has unknown kind %q", col, ks, tbl, kind)
+	}
+	rt, err := parseTypeString(typ, fmt.Sprintf("system_schema.columns %s.%s.%s", ks, tbl, col))
+	if err != nil {
+		return nil, 0, fmt.Errorf("read system_schema.columns: %w", err)
+	}
+	mt, err := res.column(rt, ks)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read system_schema.columns: resolve type of %s.%s.%s: %w", ks, tbl, col, err)
+	}
+	return mt, k, nil
 }
 
 // readDropped reads system_schema.dropped_columns; see FromCassandra on

@@ -124,7 +124,7 @@ func (c *Catalog) check(ctx context.Context) {
 // check interval has passed. False without a session, or when the node
 // does not know the table.
 func (c *Catalog) TableID(ctx context.Context, keyspace, table string) (string, bool) {
-	if t := c.fromNode(ctx, keyspace, table); t != nil && t.ID != "" {
+	if t, _ := c.fromNode(ctx, keyspace, table); t != nil && t.ID != "" {
 		return t.ID, true
 	}
 	return "", false
@@ -132,19 +132,23 @@ func (c *Catalog) TableID(ctx context.Context, keyspace, table string) (string, 
 
 // fromNode is the table as the node's schema has it, read again when the
 // check interval has passed; nil without a session or when the node does
-// not know the table.
-func (c *Catalog) fromNode(ctx context.Context, keyspace, table string) *Table {
+// not know the table; an error when the node knows it but its schema
+// could not be read (Schema.Unreadable).
+func (c *Catalog) fromNode(ctx context.Context, keyspace, table string) (*Table, error) {
 	if c.opts.Session == nil {
-		return nil
+		return nil, nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.check(ctx)
 	if c.schema == nil {
-		return nil
+		return nil, nil
+	}
+	if err := c.schema.Problem(keyspace, table); err != nil {
+		return nil, fmt.Errorf("look up table %s.%s: its schema in cassandra cannot be read: %w", keyspace, table, err)
 	}
 	t, _ := c.schema.Lookup(keyspace, table)
-	return t
+	return t, nil
 }
 
 // Schema returns the schema last read from Cassandra, nil if none was.
@@ -183,7 +187,13 @@ func (c *Catalog) Table(ctx context.Context, keyspace, table, dir string, reader
 		dirID = m[1]
 	}
 	fits := func(t *Table) bool { return t.ID == "" || dirID == "" || t.ID == dirID }
-	if t := c.fromNode(ctx, keyspace, table); t != nil && fits(t) {
+	// A table the node has but whose schema cannot be read is that error:
+	// its SSTables' headers would give its columns made-up names.
+	t, err := c.fromNode(ctx, keyspace, table)
+	if err != nil {
+		return nil, err
+	}
+	if t != nil && fits(t) {
 		return t, nil
 	}
 	if dir != "" {

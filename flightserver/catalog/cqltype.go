@@ -18,7 +18,12 @@ const (
 )
 
 // cqlNatives maps CQL's native type names to kinds; varchar is text.
+// "empty" is how system_schema.columns spells an EmptyType column (CQL
+// has no keyword for it; a CREATE TABLE names the class as a custom
+// type): Cassandra's CQLTypeParser reads every native name before a user
+// type's, and so does this.
 var cqlNatives = map[string]marshal.Kind{
+	"empty": marshal.Empty,
 	"ascii": marshal.Ascii, "bigint": marshal.BigInt, "blob": marshal.Blob,
 	"boolean": marshal.Boolean, "counter": marshal.Counter, "date": marshal.Date,
 	"decimal": marshal.Decimal, "double": marshal.Double, "duration": marshal.Duration,
@@ -164,6 +169,9 @@ type typeKey struct{ ks, name string }
 type userType struct {
 	fieldNames []string
 	fieldTypes []*rawType
+	// err says why the type's definition could not be read; a column
+	// using it then fails with it, and only that column's table.
+	err error
 }
 
 // resolver turns rawTypes into marshal.Types against a set of user types.
@@ -244,6 +252,9 @@ func (r *resolver) userType(rt *rawType, ks string, depth int) (*marshal.Type, e
 	}
 	if r.active[key] {
 		return nil, rt.src.errAt(rt.pos, "type %s.%s contains itself", key.ks, key.name)
+	}
+	if def.err != nil {
+		return nil, def.err
 	}
 	r.active[key] = true
 	defer delete(r.active, key)

@@ -99,10 +99,33 @@ func (t *Table) Column(name string) (Column, bool) {
 // Schema is every user table of a node.
 type Schema struct {
 	Tables []*Table
+	// Unreadable holds the tables whose schema could not be read (a
+	// column of a type this reader does not know), each with why. They
+	// are not in Tables; one such table never keeps the others from being
+	// read, and a lookup of it is that error rather than a guess from its
+	// SSTables' headers.
+	Unreadable []UnreadableTable
 	// Version is system.local's schema_version when the tables were read;
 	// it changes with every schema change, so comparing it tells whether
 	// the schema must be read again.
 	Version string
+}
+
+// UnreadableTable is a table of the node's schema that could not be read.
+type UnreadableTable struct {
+	Keyspace, Name string
+	Err            error
+}
+
+// Problem returns why keyspace.table's schema could not be read, nil if
+// it could or the table is not in the schema.
+func (s *Schema) Problem(keyspace, table string) error {
+	for _, u := range s.Unreadable {
+		if u.Keyspace == keyspace && u.Name == table {
+			return u.Err
+		}
+	}
+	return nil
 }
 
 // Lookup finds a table by keyspace and table name (exact, case-sensitive
