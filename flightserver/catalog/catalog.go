@@ -141,6 +141,27 @@ func (c *Catalog) fromNode(ctx context.Context, keyspace, table string) (*Table,
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.check(ctx)
+	t, err := c.lookup(keyspace, table)
+	if t == nil && err == nil && c.opts.Now().Sub(c.checked) >= MissRecheck {
+		// A table the schema lacks may have been created since the last
+		// check (its directory is what is being looked up): ask now rather
+		// than serve it from its headers until the next check.
+		c.checked = time.Time{}
+		c.check(ctx)
+		t, err = c.lookup(keyspace, table)
+	}
+	return t, err
+}
+
+// MissRecheck is the least time between two schema checks that a lookup
+// of a table the schema lacks makes at once, whatever CheckInterval: a
+// table created a moment ago is read from Cassandra on its first lookup,
+// while directories of dropped tables cost at most one schema_version
+// query a second.
+const MissRecheck = time.Second
+
+// lookup is the table in the schema last read; c.mu is held.
+func (c *Catalog) lookup(keyspace, table string) (*Table, error) {
 	if c.schema == nil {
 		return nil, nil
 	}
