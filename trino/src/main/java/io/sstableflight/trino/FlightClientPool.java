@@ -1,8 +1,8 @@
 package io.sstableflight.trino;
 
 import com.google.inject.Inject;
-import io.grpc.ManagedChannel;
 import io.airlift.log.Logger;
+import io.airlift.units.Duration;
 import io.trino.spi.TrinoException;
 import org.apache.arrow.flight.Action;
 import org.apache.arrow.flight.CallOption;
@@ -19,13 +19,11 @@ import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.Result;
 import org.apache.arrow.flight.Ticket;
 import org.apache.arrow.flight.auth2.BearerCredentialWriter;
-import org.apache.arrow.flight.grpc.NettyClientBuilder;
 import org.apache.arrow.flight.grpc.CredentialCallOption;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -35,6 +33,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
@@ -43,12 +42,12 @@ import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_SERVE
 import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_UNAVAILABLE;
 import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
-import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
- * One gRPC channel per server location, shared by all queries of a catalog
- * on this node, and the call options every RPC carries (bearer token,
- * deadlines). Metadata and planning RPCs go to the seeds in order: a seed
+ * The calls of a catalog on this node to its servers, over channels all its
+ * queries share (FlightChannels: a few per server, with keepalive), and
+ * the options every RPC carries (bearer token, deadlines). Metadata and
+ * planning RPCs go to the seeds in order: a seed
  * that is UNAVAILABLE or unreachable is skipped, any other error fails the
  * call, since another seed would answer the same.
  *
@@ -59,6 +58,10 @@ import static java.util.concurrent.TimeUnit.SECONDS;
  * a split's stream is opened through a client of its own over the shared
  * channel (FlightGrpcUtils.createFlightClientWithSharedChannel), which
  * costs a few objects, not a connection.
+ *
+ * Streams have no deadline (a scan takes as long as it takes); a split
+ * bounds its wait for each next record batch instead
+ * (sstable-flight.next-batch-timeout, {@link #nextBatchTimeout()}).
  */
 public final class FlightClientPool
         implements AutoCloseable
@@ -68,12 +71,10 @@ public final class FlightClientPool
     private final List<URI> seeds;
     private final BufferAllocator allocator;
     private final Optional<String> token;
-    private final Optional<byte[]> trustedCertificates;
-    private final Optional<byte[]> clientCertificate;
-    private final Optional<byte[]> clientKey;
     private final long rpcTimeoutMillis;
     private final long splitMemoryLimit;
-    private final Map<URI, ManagedChannel> channels = new ConcurrentHashMap<>();
+    private final Duration nextBatchTimeout;
+    private final FlightChannels channels;
     private final Map<URI, FlightClient> clients = new ConcurrentHashMap<>();
 
     @Inject
@@ -82,12 +83,14 @@ public final class FlightClientPool
         requireNonNull(config, "config is null");
         this.seeds = config.getSeeds();
         this.token = readToken(config);
-        this.trustedCertificates = config.getTlsCaFile().map(FlightClientPool::readFile);
-        this.clientCertificate = config.getTlsCertFile().map(FlightClientPool::readFile);
-        this.clientKey = config.getTlsKeyFile().map(FlightClientPool::readFile);
         this.rpcTimeoutMillis = config.getRpcTimeout().toMillis();
+        this.nextBatchTimeout = config.getNextBatchTimeout();
         this.allocator = new RootAllocator(config.getMemoryLimit().toBytes());
         this.splitMemoryLimit = config.getSplitMemoryLimit().toBytes();
+        this.channels = new FlightChannels(allocator, config.getChannelsPerServer(),
+                config.getTlsCaFile().map(FlightClientPool::readFile),
+                config.getTlsCertFile().map(FlightClientPool::readFile),
+                config.getTlsKeyFile().map(FlightClientPool::readFile));
     }
 
     /** The seed servers, in configuration order. */
@@ -112,6 +115,12 @@ public final class FlightClientPool
     public long splitMemoryLimit()
     {
         return splitMemoryLimit;
+    }
+
+    /** How long a split waits for its stream's next message (sstable-flight.next-batch-timeout). */
+    public Duration nextBatchTimeout()
+    {
+        return nextBatchTimeout;
     }
 
     /** Every table the first answering seed serves. */
@@ -152,15 +161,18 @@ public final class FlightClientPool
     }
 
     /**
-     * Opens a stream of a ticket on one location, reading into the split's
-     * allocator; errors surface on the stream's first {@code next()}.
+     * Opens a stream of a ticket on one location, on the location's next
+     * channel in turn, reading into the split's allocator; errors surface on
+     * the stream's first {@code next()}, and {@code arrivals} tells when a
+     * next() would not wait. Returns at once: gRPC connects in the
+     * background.
      */
-    public FlightStream getStream(URI location, byte[] ticket, BufferAllocator splitAllocator)
+    FlightStream getStream(URI location, byte[] ticket, BufferAllocator splitAllocator, StreamArrivals arrivals)
     {
         // NB: never closed: FlightClient.close would close the split's allocator, which the
         // page source closes once its stream is closed, and the shared channel, which is ours.
-        FlightClient client = FlightGrpcUtils.createFlightClientWithSharedChannel(splitAllocator, channel(location));
-        return client.getStream(new Ticket(ticket), streamOptions());
+        FlightClient client = FlightGrpcUtils.createFlightClientWithSharedChannel(splitAllocator, channels.forStream(location));
+        return client.getStream(new Ticket(ticket), Stream.concat(Stream.of(streamOptions()), Stream.of(arrivals)).toArray(CallOption[]::new));
     }
 
     public record Planned<T>(T value, URI server) {}
@@ -189,29 +201,10 @@ public final class FlightClientPool
         return e.status().code() == FlightStatusCode.UNAVAILABLE;
     }
 
-    /** The metadata client of a location, over its shared channel, reading into the catalog's allocator. */
+    /** The metadata client of a location, over its first channel, reading into the catalog's allocator. */
     private FlightClient client(URI location)
     {
-        return clients.computeIfAbsent(location, uri -> FlightGrpcUtils.createFlightClientWithSharedChannel(allocator, channel(uri)));
-    }
-
-    private ManagedChannel channel(URI location)
-    {
-        return channels.computeIfAbsent(location, this::newChannel);
-    }
-
-    private ManagedChannel newChannel(URI uri)
-    {
-        // Arrow's own channel builder, as FlightClient.builder uses: plaintext or TLS, no message size limit.
-        NettyClientBuilder builder = new NettyClientBuilder(allocator, FlightLocations.toLocation(uri));
-        if (FlightLocations.isTls(uri)) {
-            builder.useTls();
-            trustedCertificates.ifPresent(pem -> builder.trustedCertificates(stream(pem)));
-            if (clientCertificate.isPresent() && clientKey.isPresent()) {
-                builder.clientCertificate(stream(clientCertificate.get()), stream(clientKey.get()));
-            }
-        }
-        return builder.build().build();
+        return clients.computeIfAbsent(location, uri -> FlightGrpcUtils.createFlightClientWithSharedChannel(allocator, channels.forMetadata(uri)));
     }
 
     private CallOption[] metadataOptions()
@@ -263,31 +256,12 @@ public final class FlightClientPool
         }
     }
 
-    private static InputStream stream(byte[] bytes)
-    {
-        return new java.io.ByteArrayInputStream(bytes);
-    }
-
     @Override
     public void close()
     {
         // The metadata clients hold nothing of their own: their channels and allocator close here.
         clients.clear();
-        for (Map.Entry<URI, ManagedChannel> channel : channels.entrySet()) {
-            channel.getValue().shutdownNow();
-        }
-        for (Map.Entry<URI, ManagedChannel> channel : channels.entrySet()) {
-            try {
-                if (!channel.getValue().awaitTermination(5, SECONDS)) {
-                    log.warn("close channel of %s: still open after 5 s", channel.getKey());
-                }
-            }
-            catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
-        channels.clear();
+        channels.close();
         allocator.close();
     }
 }

@@ -19,6 +19,7 @@ import java.net.URI;
 import java.util.List;
 import java.util.Optional;
 
+import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
@@ -42,6 +43,9 @@ public class SstableFlightConfig
     private boolean pushdown = true;
     private int scanSplits;
     private DataSize splitMemoryLimit = DataSize.of(256, DataSize.Unit.MEGABYTE);
+    private int channelsPerServer = 4;
+    private int fetchThreads = 8;
+    private Duration nextBatchTimeout = new Duration(5, MINUTES);
 
     @NotNull
     public String getUri()
@@ -245,6 +249,50 @@ public class SstableFlightConfig
     public SstableFlightConfig setSplitMemoryLimit(DataSize splitMemoryLimit)
     {
         this.splitMemoryLimit = splitMemoryLimit;
+        return this;
+    }
+
+    @Min(1)
+    @Max(64)
+    public int getChannelsPerServer()
+    {
+        return channelsPerServer;
+    }
+
+    @Config("sstable-flight.channels-per-server")
+    @ConfigDescription("gRPC connections (HTTP/2) to each server; split streams are spread over them in turn, metadata calls use the first")
+    public SstableFlightConfig setChannelsPerServer(int channelsPerServer)
+    {
+        this.channelsPerServer = channelsPerServer;
+        return this;
+    }
+
+    @Min(1)
+    public int getFetchThreads()
+    {
+        return fetchThreads;
+    }
+
+    @Config("sstable-flight.fetch-threads")
+    @ConfigDescription("Threads that take the record batches gRPC has received into the splits' Arrow vectors; none of them ever waits on a server")
+    public SstableFlightConfig setFetchThreads(int fetchThreads)
+    {
+        this.fetchThreads = fetchThreads;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("1s")
+    public Duration getNextBatchTimeout()
+    {
+        return nextBatchTimeout;
+    }
+
+    @Config("sstable-flight.next-batch-timeout")
+    @ConfigDescription("How long a split waits for its server's next record batch (the first included) before it fails, or, before any row was read, moves to the next location")
+    public SstableFlightConfig setNextBatchTimeout(Duration nextBatchTimeout)
+    {
+        this.nextBatchTimeout = nextBatchTimeout;
         return this;
     }
 

@@ -3,6 +3,7 @@ package io.sstableflight.trino;
 import com.google.common.collect.ImmutableList;
 import io.airlift.log.Logger;
 import io.airlift.units.DataSize;
+import io.airlift.units.Duration;
 import io.trino.spi.Page;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ConnectorPageSource;
@@ -15,7 +16,6 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 import java.net.URI;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -24,46 +24,62 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 
 import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_MEMORY_LIMIT;
 import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_SERVER_ERROR;
 import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_STREAM_FAILED;
-import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_UNAVAILABLE;
 import static java.util.Objects.requireNonNull;
-import static io.airlift.units.Duration.succinctNanos;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
-import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
  * Reads one split's DoGet stream and hands Trino one page per record batch.
  *
- * Fetching ahead: Trino's driver thread never waits on the network.
- * Opening the stream and taking each next batch run on the connector's
- * fetch executor; until one is ready, getNextSourcePage returns null and
- * isBlocked a future that completes when it is. Once a batch is converted
- * (a copy: ArrowBlocks keeps no Arrow buffer), the next one is fetched
- * while Trino works on the page, and gRPC buffers the messages beyond it
- * (Flight asks for a few ahead).
+ * Fetching ahead, and no thread waiting on the network: Trino's driver
+ * thread never waits on a server, and neither does any other thread of the
+ * connector. gRPC receives a stream's messages on its own threads and
+ * queues a few ahead of the reader (Flight asks for them); StreamArrivals
+ * says when the next one is there. Until it is, getNextSourcePage returns
+ * null and isBlocked a future that completes when it is; then a task on
+ * the catalog's fetch executor takes it into the stream's root
+ * (FlightStream.next(), which then returns at once), and the driver
+ * converts it (a copy: ArrowBlocks keeps no Arrow buffer) and asks for the
+ * next one while Trino works on the page.
+ *
+ * Why the fetch executor is bounded (sstable-flight.fetch-threads) and
+ * cannot deadlock: its tasks never wait on a server. A task runs only once
+ * its stream's next message or its end has arrived; waiting for a busy
+ * server to admit the stream is a scheduled retry, not a sleep
+ * (SplitStreamOpening); starting a call returns at once (gRPC connects in
+ * the background). So any number of splits make progress on one thread,
+ * and splits waiting for a slow or busy server hold none that a split
+ * whose batch has come would need. Had tasks blocked in next(), N splits
+ * waiting on slow servers would hold all N threads while a split whose
+ * batches had come could not take them: its server, blocked on HTTP/2 flow
+ * control, cuts such a stream after its --stream-stall-timeout (30 s), and
+ * the unread data of one stream also holds the connection's window, which
+ * other streams on that connection need. Each wait is bounded instead:
+ * for the next message by sstable-flight.next-batch-timeout, for a busy
+ * server's slot by ten minutes, and a connection that died under a wait is
+ * found by gRPC's keepalive (FlightChannels). The one wait left on a fetch
+ * thread is a stream that breaks the count StreamArrivals relies on (a
+ * Flight server sending dictionaries or metadata-only messages, which
+ * sstable-flight never does), bounded by the same timeout.
  *
  * Memory: the stream reads into an allocator of the split's own, a child
  * of the catalog's bounded by sstable-flight.split-memory-limit, so one
  * huge batch fails its query with SSTABLE_FLIGHT_MEMORY_LIMIT instead of
  * starving the catalog's other splits; getMemoryUsage is what it holds.
  *
- * Failover: the locations are tried in order while no batch has been read;
- * a location that answers UNAVAILABLE or cannot be reached is skipped. When
- * none admitted the stream but one answered (busy: every stream slot of the
- * server taken by this query's other splits, say), the list is asked again
- * after a growing pause, for up to ten minutes, since a slot frees as soon as
- * another split is drained.
- * Once a batch was returned, any failure fails the query: a retry elsewhere
- * would return those rows twice.
+ * Failover: while no batch has been read, the locations are tried in
+ * order (SplitStreamOpening). Once a batch was returned, any failure fails
+ * the query, and so does no next batch within
+ * sstable-flight.next-batch-timeout: a retry elsewhere would return those
+ * rows twice.
  *
- * Threads: the fetch task and the driver thread never use the stream at
- * once. The driver touches it only once {@code pending} is done and starts
- * the next fetch after it is through with the batch; close() cancels the
+ * Threads: fetch tasks and the driver thread never use the stream at once.
+ * The driver touches it only once {@code pending} is done and starts the
+ * next fetch after it is through with the batch; close() cancels the
  * call, waits for a running fetch to end, then closes the stream and the
  * allocator.
  */
@@ -73,10 +89,6 @@ public final class SstableFlightPageSource
     private static final Logger log = Logger.get(SstableFlightPageSource.class);
     /** How long close() waits for a cancelled fetch to return before leaving its stream to the JVM. */
     private static final long CLOSE_WAIT_SECONDS = 10;
-    /** How long a split waits for a location that answers busy to admit its stream. */
-    private static final long BUSY_WAIT_NANOS = MINUTES.toNanos(10);
-    private static final long BUSY_PAUSE_MIN_MILLIS = 20;
-    private static final long BUSY_PAUSE_MAX_MILLIS = 1000;
 
     private final FlightClientPool clients;
     private final SstableFlightSplit split;
@@ -85,11 +97,14 @@ public final class SstableFlightPageSource
     private final Executor fetcher;
     private final BufferAllocator allocator;
 
-    // Written by the fetch task, read by the driver thread once `pending` is done.
+    // Written by a fetch task, read by the driver thread once `pending` is done.
     private FlightStream stream;
+    private StreamArrivals arrivals;
     private URI streamLocation;
     private BoundColumns bound;
-    /** The stream the fetch task opened or is opening, for close() to cancel while a fetch waits on it. */
+    /** Calls of next() on the stream so far or under way, the first included. */
+    private long taken;
+    /** The stream a fetch task opened or is opening, for close() to cancel while a fetch waits on it. */
     private volatile FlightStream current;
     private volatile boolean closed;
 
@@ -120,7 +135,7 @@ public final class SstableFlightPageSource
             return null;
         }
         if (pending == null) {
-            fetch(this::open);
+            fetch(open());
         }
         if (!pending.isDone()) {
             return null;
@@ -142,7 +157,7 @@ public final class SstableFlightPageSource
         completedBytes += bytes;
         Page page = bound.toPage(root);
         completedPositions += page.getPositionCount();
-        fetch(this::next);
+        fetch(nextBatch());
         return SourcePage.create(page);
     }
 
@@ -153,22 +168,16 @@ public final class SstableFlightPageSource
             return NOT_BLOCKED;
         }
         if (pending == null) {
-            fetch(this::open);
+            fetch(open());
         }
         return pending.isDone() ? NOT_BLOCKED : blocked;
     }
 
-    private void fetch(BooleanSupplier step)
+    private void fetch(CompletableFuture<Boolean> step)
     {
-        pending = CompletableFuture.supplyAsync(() -> {
-            long start = System.nanoTime();
-            try {
-                return step.getAsBoolean();
-            }
-            finally {
-                readTimeNanos.addAndGet(System.nanoTime() - start);
-            }
-        }, fetcher);
+        long start = System.nanoTime();
+        // Read time: from asking to having the batch, which is the wait on the server.
+        pending = step.whenComplete((_, _) -> readTimeNanos.addAndGet(System.nanoTime() - start));
         blocked = pending.handle((_, _) -> null);
     }
 
@@ -186,98 +195,57 @@ public final class SstableFlightPageSource
         }
     }
 
-    /**
-     * Opens the stream on the first location that admits it and returns
-     * whether it has a first batch. A location that answered UNAVAILABLE
-     * itself (its admission found every stream slot busy, or it is
-     * draining) will admit the stream once a slot frees: Trino opens as many
-     * splits at once as it has drivers, which may be more than the server's
-     * --max-streams. So when no location admitted the stream but one of
-     * them answered, the list is tried again after a pause, growing to
-     * BUSY_PAUSE_MAX_MILLIS, for up to BUSY_WAIT_NANOS; a location that could
-     * not be reached at all is no reason to wait.
-     */
-    private boolean open()
+    /** Opens the stream on the first location that admits it (SplitStreamOpening); whether it has a first batch. */
+    private CompletableFuture<Boolean> open()
     {
-        long deadline = System.nanoTime() + BUSY_WAIT_NANOS;
-        long pause = BUSY_PAUSE_MIN_MILLIS;
-        for (int round = 1; ; round++) {
-            List<String> skipped = new ArrayList<>();
-            boolean[] answered = new boolean[1];
-            Boolean hasBatch = openOnce(skipped, answered);
-            if (hasBatch != null) {
-                return hasBatch;
+        SplitStreamOpening.Owner owner = new SplitStreamOpening.Owner()
+        {
+            @Override
+            public boolean isClosed()
+            {
+                return closed;
             }
-            if (!answered[0] || closed || System.nanoTime() + MILLISECONDS.toNanos(pause) > deadline) {
-                String waited = round > 1 ? " (%d rounds over %s while busy)".formatted(round, succinctNanos(System.nanoTime() - deadline + BUSY_WAIT_NANOS)) : "";
-                throw new TrinoException(SSTABLE_FLIGHT_UNAVAILABLE, "read split: no location answered%s: %s".formatted(waited, String.join("; ", skipped)));
+
+            @Override
+            public void opening(FlightStream candidate)
+            {
+                current = candidate;
             }
-            if (round == 1) {
-                log.debug("read split: every location is busy (%s); asking again", String.join("; ", skipped));
+        };
+        return SplitStreamOpening.open(clients, split, allocator, fetcher, owner).thenApply(opened -> {
+            stream = opened.stream();
+            arrivals = opened.arrivals();
+            streamLocation = opened.location();
+            taken = 1;
+            // A stream that ended cleanly before its schema has nothing to bind.
+            if (stream.hasRoot()) {
+                bound = BoundColumns.bind(stream.getRoot().getSchema().getFields(), columns, typeMapping, streamLocation.toString());
             }
-            try {
-                Thread.sleep(pause);
-            }
-            catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new TrinoException(SSTABLE_FLIGHT_UNAVAILABLE, "read split: interrupted while every location was busy: " + String.join("; ", skipped), e);
-            }
-            pause = Math.min(2 * pause, BUSY_PAUSE_MAX_MILLIS);
-        }
+            return opened.hasBatch();
+        });
     }
 
     /**
-     * One pass over the locations: whether the first that admits the stream
-     * has a first batch, or null when none did (each then named in
-     * {@code skipped}, and {@code answered[0]} set if one of them answered
-     * UNAVAILABLE itself rather than being unreachable).
+     * Waits, holding no thread, until the stream's next message (or its
+     * end) has arrived, then takes it on a fetch thread. Nothing within
+     * sstable-flight.next-batch-timeout cancels the stream and fails the
+     * split: rows of it went to Trino already, so it cannot move elsewhere.
      */
-    private Boolean openOnce(List<String> skipped, boolean[] answered)
+    private CompletableFuture<Boolean> nextBatch()
     {
-        List<URI> locations = split.locationUris();
-        for (int i = 0; i < locations.size(); i++) {
-            URI location = locations.get(i);
-            FlightStream candidate = null;
-            try {
-                candidate = clients.getStream(location, split.ticket(), allocator);
-                current = candidate;
-                if (closed) {
-                    // close() ran before current was set, so it could not cancel this call.
-                    candidate.cancel("page source closed", null);
-                }
-                // NB: the call's status arrives with the first message, so an unreachable or
-                // busy server shows here, before any row has reached Trino.
-                boolean hasBatch = candidate.next();
-                stream = candidate;
-                streamLocation = location;
-                bound = BoundColumns.bind(candidate.getRoot().getSchema().getFields(), columns, typeMapping, location.toString());
-                return hasBatch;
-            }
-            catch (FlightRuntimeException | OutOfMemoryException e) {
-                current = null;
-                Closing.quietly(candidate, log, "stream of " + location);
-                if (closed) {
-                    throw new TrinoException(SSTABLE_FLIGHT_STREAM_FAILED, "read split from %s: the page source was closed".formatted(location), e);
-                }
-                if (isOverMemoryLimit(e)) {
-                    throw overMemoryLimit(location, e);
-                }
-                FlightRuntimeException flight = (FlightRuntimeException) e;
-                if (!FlightClientPool.isUnavailable(flight)) {
-                    throw new TrinoException(SSTABLE_FLIGHT_SERVER_ERROR, "read split from %s: %s %s".formatted(location, flight.status().code(), FlightErrors.describe(flight)), e);
-                }
-                // A status the server sent has no local cause; one gRPC made up for a
-                // connection it could not open or lost carries the I/O error.
-                answered[0] |= flight.status().cause() == null;
-                // describe: a failed TLS handshake says only "ssl exception" in its message.
-                String reason = FlightErrors.describe(flight);
-                skipped.add(location + " (" + reason + ")");
-                if (i + 1 < locations.size()) {
-                    log.warn("read split: %s is unavailable (%s), trying %s", location, reason, locations.get(i + 1));
-                }
-            }
-        }
-        return null;
+        Duration timeout = clients.nextBatchTimeout();
+        taken++;
+        // The schema and one message per next() so far.
+        return arrivals.whenArrived(1 + taken)
+                .orTimeout(timeout.toMillis(), MILLISECONDS)
+                .handleAsync((_, failure) -> {
+                    if (failure != null) {
+                        cancel(stream);
+                        throw new TrinoException(SSTABLE_FLIGHT_STREAM_FAILED, ("read split from %s: no record batch within %s after %d rows (sstable-flight.next-batch-timeout): "
+                                + "the server stopped sending; the stream was cancelled").formatted(streamLocation, timeout, completedPositions), failure);
+                    }
+                    return next();
+                }, fetcher);
     }
 
     private boolean next()
@@ -287,7 +255,7 @@ public final class SstableFlightPageSource
         }
         catch (FlightRuntimeException | OutOfMemoryException e) {
             if (isOverMemoryLimit(e)) {
-                throw overMemoryLimit(streamLocation, e);
+                throw overMemoryLimit(clients, streamLocation, e);
             }
             // Rows of this split already went to Trino: reading elsewhere could repeat them.
             String code = e instanceof FlightRuntimeException flight ? flight.status().code().toString() : "";
@@ -297,7 +265,7 @@ public final class SstableFlightPageSource
     }
 
     /** Whether a failure is Arrow refusing an allocation: gRPC reports the message it could not read, with Arrow's exception as a cause. */
-    private static boolean isOverMemoryLimit(Throwable e)
+    static boolean isOverMemoryLimit(Throwable e)
     {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof OutOfMemoryException) {
@@ -307,7 +275,7 @@ public final class SstableFlightPageSource
         return false;
     }
 
-    private TrinoException overMemoryLimit(URI location, Throwable e)
+    static TrinoException overMemoryLimit(FlightClientPool clients, URI location, Throwable e)
     {
         return new TrinoException(SSTABLE_FLIGHT_MEMORY_LIMIT, ("read split from %s: a record batch needs more Arrow memory than the split may hold (sstable-flight.split-memory-limit %s, "
                 + "within sstable-flight.memory-limit): raise the limit, or lower the server's --batch-rows").formatted(location, DataSize.succinctBytes(clients.splitMemoryLimit())), e);

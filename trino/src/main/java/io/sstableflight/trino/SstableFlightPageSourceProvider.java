@@ -15,33 +15,46 @@ import io.trino.spi.connector.DynamicFilter;
 
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 
 import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_UNSUPPORTED_COLUMN;
 import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.MINUTES;
 
 /**
  * A page source per split, reading the columns the query uses. The page
- * sources' network waits (opening a stream, the next batch) run on one
- * cached pool of daemon threads of this catalog, so Trino's driver threads
- * never block on a server; a fetch thread waits on one split at a time and
- * idles out after a minute.
+ * sources' fetch tasks (taking a batch gRPC has received into the split's
+ * Arrow vectors, starting a call) run on a fixed pool of
+ * sstable-flight.fetch-threads daemon threads of this catalog, idle ones
+ * ending after a minute. None of these tasks waits on a server (why, and
+ * why that makes a bounded pool safe: SstableFlightPageSource), so the
+ * pool bounds the threads, not the splits read at once.
  */
 public final class SstableFlightPageSourceProvider
         implements ConnectorPageSourceProvider, AutoCloseable
 {
     private final FlightClientPool clients;
     private final TypeMapping typeMapping;
-    private final ExecutorService fetcher = Executors.newCachedThreadPool(new ThreadFactoryBuilder()
-            .setNameFormat("sstable-flight-fetch-%d")
-            .setDaemon(true)
-            .build());
+    private final ExecutorService fetcher;
 
     @Inject
-    public SstableFlightPageSourceProvider(FlightClientPool clients, TypeMapping typeMapping)
+    public SstableFlightPageSourceProvider(FlightClientPool clients, TypeMapping typeMapping, SstableFlightConfig config)
     {
         this.clients = requireNonNull(clients, "clients is null");
         this.typeMapping = requireNonNull(typeMapping, "typeMapping is null");
+        this.fetcher = newFetcher(config.getFetchThreads());
+    }
+
+    /** A fixed pool of daemon threads; its queue holds at most one task per open page source. */
+    static ExecutorService newFetcher(int threads)
+    {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 1, MINUTES, new LinkedBlockingQueue<>(), new ThreadFactoryBuilder()
+                .setNameFormat("sstable-flight-fetch-%d")
+                .setDaemon(true)
+                .build());
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
     }
 
     @Override

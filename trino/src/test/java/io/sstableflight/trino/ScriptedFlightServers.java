@@ -1,5 +1,11 @@
 package io.sstableflight.trino;
 
+import io.grpc.Grpc;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.netty.NettyServerBuilder;
 import org.apache.arrow.flight.FlightProducer.ServerStreamListener;
 import org.apache.arrow.flight.FlightServer;
 import org.apache.arrow.flight.Location;
@@ -13,10 +19,14 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
+import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 import static io.trino.spi.type.IntegerType.INTEGER;
 
@@ -46,6 +56,20 @@ final class ScriptedFlightServers
     private final List<FlightServer> servers = new ArrayList<>();
     /** DoGets still running their script: the allocator closes only once they have freed their roots. */
     private final java.util.concurrent.Phaser streams = new java.util.concurrent.Phaser(1);
+    /** The client addresses (one per connection) the servers' calls came from. */
+    private final Set<SocketAddress> peers = ConcurrentHashMap.newKeySet();
+    private final ServerInterceptor recordPeer = new ServerInterceptor()
+    {
+        @Override
+        public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next)
+        {
+            SocketAddress peer = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
+            if (peer != null) {
+                peers.add(peer);
+            }
+            return next.startCall(call, headers);
+        }
+    };
 
     /** Starts a server that answers every DoGet with the script; returns its grpc:// location. */
     String start(Script script)
@@ -68,9 +92,18 @@ final class ScriptedFlightServers
                 }
             }
         };
-        FlightServer server = FlightServer.builder(allocator, Location.forGrpcInsecure("127.0.0.1", 0), producer).build().start();
+        FlightServer server = FlightServer.builder(allocator, Location.forGrpcInsecure("127.0.0.1", 0), producer)
+                .transportHint("grpc.builderConsumer", (Consumer<NettyServerBuilder>) builder -> builder.intercept(recordPeer))
+                .build()
+                .start();
         servers.add(server);
         return "grpc://127.0.0.1:" + server.getPort();
+    }
+
+    /** The client connections the servers were called on so far, by their address. */
+    Set<SocketAddress> peers()
+    {
+        return Set.copyOf(peers);
     }
 
     /** Fills the root with {@code rows} values from {@code first} on and sends it as one batch. */

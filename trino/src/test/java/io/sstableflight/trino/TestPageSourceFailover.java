@@ -1,5 +1,6 @@
 package io.sstableflight.trino;
 
+import io.airlift.units.Duration;
 import io.trino.spi.TrinoException;
 import io.trino.spi.type.TypeOperators;
 import org.apache.arrow.flight.CallStatus;
@@ -11,6 +12,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,7 +31,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * column and then ending or failing as told: a location that fails before
  * its first batch is skipped when it says UNAVAILABLE; once a batch reached
  * Trino, a failure fails the split and the next location is never asked
- * (its rows would repeat those already read).
+ * (its rows would repeat those already read). A location that sends
+ * nothing within sstable-flight.next-batch-timeout is skipped as one that
+ * cannot be reached.
  */
 class TestPageSourceFailover
 {
@@ -79,7 +83,12 @@ class TestPageSourceFailover
 
     private List<Integer> read(String... locations)
     {
-        clients = new FlightClientPool(new SstableFlightConfig().setUri(locations[0]));
+        return read(new SstableFlightConfig(), locations);
+    }
+
+    private List<Integer> read(SstableFlightConfig config, String... locations)
+    {
+        clients = new FlightClientPool(config.setUri(locations[0]));
         SstableFlightSplit split = new SstableFlightSplit(new byte[] {1}, List.of(locations));
         List<Integer> values = new ArrayList<>();
         try (SstableFlightPageSource source = new SstableFlightPageSource(clients, new TypeMapping(VARCHAR, new TypeOperators()), split, List.of(ScriptedFlightServers.V), fetcher)) {
@@ -91,6 +100,7 @@ class TestPageSourceFailover
         }
         return values;
     }
+
     @Test
     void unavailableBeforeTheFirstBatchMovesToTheNextLocation()
             throws Exception
@@ -164,5 +174,51 @@ class TestPageSourceFailover
                 .hasMessageContaining("INVALID_ARGUMENT")
                 .hasMessageContaining("signature does not verify");
         assertThat(calls).containsExactly(1);
+    }
+
+    /** A server that takes the call and sends nothing, not even its schema, until the test ends. */
+    private String silent(CountDownLatch release)
+            throws Exception
+    {
+        return servers.start((listener, root) -> {
+            synchronized (calls) {
+                calls.add(0);
+            }
+            release.await(30, SECONDS);
+        });
+    }
+
+    @Test
+    void aLocationThatSendsNothingIsSkippedAfterNextBatchTimeout()
+            throws Exception
+    {
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            String silent = silent(release);
+            String healthy = server(2, 2, null);
+            assertThat(read(new SstableFlightConfig().setNextBatchTimeout(new Duration(1, SECONDS)), silent, healthy)).containsExactly(200, 201, 202, 203);
+            assertThat(calls).containsExactly(0, 2);
+        }
+        finally {
+            release.countDown();
+        }
+    }
+
+    @Test
+    void noLocationSendingAnythingFailsNamingNextBatchTimeout()
+            throws Exception
+    {
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            String silent = silent(release);
+            assertThatThrownBy(() -> read(new SstableFlightConfig().setNextBatchTimeout(new Duration(1, SECONDS)), silent))
+                    .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(SSTABLE_FLIGHT_UNAVAILABLE.toErrorCode()))
+                    .hasMessageContaining("no location answered: %s (nothing within 1.00s (sstable-flight.next-batch-timeout))".formatted(silent));
+            // Nothing answered, so nothing to wait for: no second round.
+            assertThat(calls).containsExactly(0);
+        }
+        finally {
+            release.countDown();
+        }
     }
 }

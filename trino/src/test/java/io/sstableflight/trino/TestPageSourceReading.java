@@ -1,9 +1,11 @@
 package io.sstableflight.trino;
 
 import io.airlift.units.DataSize;
+import io.airlift.units.Duration;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.SourcePage;
 import io.trino.spi.type.TypeOperators;
+import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.vector.BitVectorHelper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -16,9 +18,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_MEMORY_LIMIT;
+import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_STREAM_FAILED;
 import static io.trino.spi.type.IntegerType.INTEGER;
 import static io.trino.spi.type.VarcharType.VARCHAR;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
@@ -31,8 +36,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * streams are held or sized as a test needs (ScriptedFlightServers): the
  * driver thread never waits on the network (isBlocked instead), the next
  * batch is fetched while Trino works on a page, each split reads into an
- * allocator of its own bounded by sstable-flight.split-memory-limit, and
- * bytes, read time and memory are reported to Trino.
+ * allocator of its own bounded by sstable-flight.split-memory-limit,
+ * bytes, read time and memory are reported to Trino, a server that stops
+ * sending fails its split after sstable-flight.next-batch-timeout, splits
+ * outnumbering both the fetch threads and the server's stream slots all
+ * finish, and streams take the server's channels in turn.
  */
 class TestPageSourceReading
 {
@@ -65,8 +73,14 @@ class TestPageSourceReading
     private SstableFlightPageSource source(String location, SstableFlightConfig config)
     {
         clients = new FlightClientPool(config.setUri(location));
+        return source(location, fetcher);
+    }
+
+    /** Another page source over the same clients, as a query's next split. */
+    private SstableFlightPageSource source(String location, ExecutorService fetchThreads)
+    {
         SstableFlightSplit split = new SstableFlightSplit(new byte[] {1}, List.of(location));
-        return new SstableFlightPageSource(clients, new TypeMapping(VARCHAR, new TypeOperators()), split, List.of(ScriptedFlightServers.V), fetcher);
+        return new SstableFlightPageSource(clients, new TypeMapping(VARCHAR, new TypeOperators()), split, List.of(ScriptedFlightServers.V), fetchThreads);
     }
 
     /** Calls getNextSourcePage on another thread, as a driver would, failing if it does not return within a second. */
@@ -189,5 +203,118 @@ class TestPageSourceReading
             assertThat(source.getReadTimeNanos()).isGreaterThanOrEqualTo(MILLISECONDS.toNanos(300)).isLessThan(TimeUnit.SECONDS.toNanos(30));
             assertThat(memory).as("memory the split held after each page").allSatisfy(bytes -> assertThat(bytes).isGreaterThanOrEqualTo(0L));
         }
+    }
+
+    @Test
+    void aServerThatStopsSendingFailsTheSplitAfterNextBatchTimeout()
+            throws Exception
+    {
+        CountDownLatch cancelled = new CountDownLatch(1);
+        String location = servers.start((listener, root) -> {
+            listener.start(root);
+            ScriptedFlightServers.putBatch(listener, root, 0, 3);
+            // Alive, but sends nothing more: only the client's bound ends its wait.
+            long deadline = System.nanoTime() + SECONDS.toNanos(30);
+            while (!listener.isCancelled() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            if (listener.isCancelled()) {
+                cancelled.countDown();
+                return;
+            }
+            listener.completed();
+        });
+        try (SstableFlightPageSource source = source(location, new SstableFlightConfig().setNextBatchTimeout(new Duration(1, SECONDS)))) {
+            assertThatThrownBy(() -> FlightTesting.drain(source, _ -> {}))
+                    .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(SSTABLE_FLIGHT_STREAM_FAILED.toErrorCode()))
+                    .hasMessageContaining("read split from " + location)
+                    .hasMessageContaining("no record batch within 1.00s after 3 rows (sstable-flight.next-batch-timeout)");
+            assertThat(cancelled.await(10, SECONDS)).as("the server saw its stream cancelled").isTrue();
+        }
+    }
+
+    /**
+     * Eight splits, one fetch thread, a server with two stream slots: as
+     * sstable-flight's admission, a stream beyond the slots waits briefly,
+     * then answers UNAVAILABLE, and a stream sends each batch only once its
+     * client has taken enough of the ones before (HTTP/2 flow control), so a
+     * slot frees only when its split is read. Waiting for a slot must not
+     * hold the thread the admitted splits need to read on.
+     */
+    @Test
+    void moreSplitsThanFetchThreadsAndStreamSlotsAllFinish()
+            throws Exception
+    {
+        int splits = 8;
+        int batches = 20;
+        // 1 MB a batch: far more than a stream's window and Flight's read-ahead hold.
+        int batchRows = 250_000;
+        Semaphore slots = new Semaphore(2);
+        AtomicInteger busy = new AtomicInteger();
+        String location = servers.start((listener, root) -> {
+            if (!slots.tryAcquire(50, MILLISECONDS)) {
+                busy.incrementAndGet();
+                listener.error(CallStatus.UNAVAILABLE.withDescription("admission: every stream slot is busy").toRuntimeException());
+                return;
+            }
+            try {
+                listener.start(root);
+                for (int b = 0; b < batches; b++) {
+                    long stall = System.nanoTime() + SECONDS.toNanos(30);
+                    while (!listener.isReady()) {
+                        if (listener.isCancelled() || System.nanoTime() > stall) {
+                            throw new IllegalStateException("the client took no data for 30 s");
+                        }
+                        Thread.sleep(1);
+                    }
+                    ScriptedFlightServers.putBatch(listener, root, b, batchRows);
+                }
+                listener.completed();
+            }
+            finally {
+                slots.release();
+            }
+        });
+        clients = new FlightClientPool(new SstableFlightConfig().setUri(location));
+        ExecutorService oneThread = SstableFlightPageSourceProvider.newFetcher(1);
+        ExecutorService drivers = Executors.newFixedThreadPool(splits);
+        try {
+            List<Future<Long>> reads = new ArrayList<>();
+            for (int i = 0; i < splits; i++) {
+                reads.add(drivers.submit(() -> {
+                    long[] rows = {0};
+                    try (SstableFlightPageSource source = source(location, oneThread)) {
+                        FlightTesting.drain(source, page -> rows[0] += page.getPositionCount());
+                    }
+                    return rows[0];
+                }));
+            }
+            for (Future<Long> read : reads) {
+                assertThat(read.get(5, TimeUnit.MINUTES)).isEqualTo((long) batches * batchRows);
+            }
+            assertThat(busy.get()).as("streams the server answered busy").isPositive();
+        }
+        finally {
+            drivers.shutdownNow();
+            oneThread.shutdownNow();
+        }
+    }
+
+    @Test
+    void streamsTakeTheServersChannelsInTurn()
+            throws Exception
+    {
+        String location = servers.start((listener, root) -> {
+            listener.start(root);
+            ScriptedFlightServers.putBatch(listener, root, 0, 1);
+            listener.completed();
+        });
+        clients = new FlightClientPool(new SstableFlightConfig().setUri(location).setChannelsPerServer(3));
+        for (int i = 0; i < 6; i++) {
+            try (SstableFlightPageSource source = source(location, fetcher)) {
+                FlightTesting.drain(source, _ -> {});
+            }
+        }
+        assertThat(servers.peers()).as("client connections the server saw").hasSize(3);
     }
 }

@@ -2,6 +2,7 @@ package io.sstableflight.trino;
 
 import io.airlift.bootstrap.Bootstrap;
 import io.airlift.units.DataSize;
+import io.airlift.units.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -12,6 +13,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static io.airlift.configuration.ConfigBinder.configBinder;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -85,5 +87,22 @@ class TestSstableFlightConfig
         assertThat(set.getScanSplits()).isEqualTo(8);
         // The server plans 1..4096 endpoints.
         assertThatThrownBy(() -> bind(Map.of("sstable-flight.uri", "grpc://a:1", "sstable-flight.scan-splits", "4097"))).hasMessageContaining("scanSplits");
+    }
+
+    @Test
+    void transport()
+    {
+        SstableFlightConfig defaults = bind(Map.of("sstable-flight.uri", "grpc://a:1"));
+        assertThat(defaults.getChannelsPerServer()).isEqualTo(4);
+        assertThat(defaults.getFetchThreads()).isEqualTo(8);
+        assertThat(defaults.getNextBatchTimeout()).isEqualTo(new Duration(5, TimeUnit.MINUTES));
+        SstableFlightConfig set = bind(Map.of("sstable-flight.uri", "grpc://a:1", "sstable-flight.channels-per-server", "1",
+                "sstable-flight.fetch-threads", "2", "sstable-flight.next-batch-timeout", "90s"));
+        assertThat(set.getChannelsPerServer()).isEqualTo(1);
+        assertThat(set.getFetchThreads()).isEqualTo(2);
+        assertThat(set.getNextBatchTimeout()).isEqualTo(new Duration(90, TimeUnit.SECONDS));
+        assertThatThrownBy(() -> bind(Map.of("sstable-flight.uri", "grpc://a:1", "sstable-flight.channels-per-server", "0"))).hasMessageContaining("channelsPerServer");
+        assertThatThrownBy(() -> bind(Map.of("sstable-flight.uri", "grpc://a:1", "sstable-flight.fetch-threads", "0"))).hasMessageContaining("fetchThreads");
+        assertThatThrownBy(() -> bind(Map.of("sstable-flight.uri", "grpc://a:1", "sstable-flight.next-batch-timeout", "0s"))).hasMessageContaining("nextBatchTimeout");
     }
 }
