@@ -85,6 +85,35 @@ final class ManagedProcess
         }
     }
 
+    /** SIGSTOP: the process stops answering while its sockets stay open (the kernel still accepts and acknowledges). */
+    void stop()
+    {
+        signal("STOP");
+    }
+
+    /** SIGCONT, after {@link #stop()}. */
+    void resume()
+    {
+        signal("CONT");
+    }
+
+    private void signal(String signal)
+    {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -%s %s (%d) failed".formatted(signal, name, process.pid()));
+            }
+        }
+        catch (IOException e) {
+            throw new java.io.UncheckedIOException("kill -%s %s".formatted(signal, name), e);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("kill -%s %s: interrupted".formatted(signal, name), e);
+        }
+    }
+
     /** SIGTERM, then SIGKILL if it has not exited within the grace. */
     @Override
     public void close()

@@ -4,6 +4,7 @@ import io.sstableflight.trino.FlightClientPool;
 import io.sstableflight.trino.FlightTesting;
 import io.sstableflight.trino.SstableFlightConfig;
 import io.sstableflight.trino.SstableFlightSplit;
+import io.airlift.units.Duration;
 import io.trino.spi.TrinoException;
 import org.apache.arrow.flight.FlightInfo;
 import org.junit.jupiter.api.AfterAll;
@@ -19,9 +20,14 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_STREAM_FAILED;
+import static io.sstableflight.trino.SstableFlightErrorCode.SSTABLE_FLIGHT_UNAVAILABLE;
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * A server killed (SIGKILL) in the middle of a split: the live node gets a
@@ -33,6 +39,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * handed out its first page. Reading on must fail naming the server and how
  * far it got, never end as a short, successful split; through Trino, the
  * query fails with that message.
+ *
+ * The same server stopped (SIGSTOP) rather than killed answers nothing,
+ * while its connections stay open and its kernel acknowledges: the split
+ * must fail all the same, within a bound far below any query timeout,
+ * never wait forever. Mid-stream, gRPC's keepalive finds the connection
+ * dead (about 40 s, FlightChannels), or sstable-flight.next-batch-timeout
+ * ends the wait when set lower; while a split opens on a connection made
+ * before the stop, the keepalive fails it too.
  */
 @ExtendWith(TestClusterExtension.class)
 class ServerKillIT
@@ -77,6 +91,14 @@ class ServerKillIT
         }
     }
 
+    /** The table as one split, planned on the server. */
+    private static SstableFlightSplit plan(FlightClientPool clients, String uri)
+    {
+        FlightInfo info = clients.getFlightInfo("{\"version\":1,\"keyspace\":\"%s\",\"table\":\"big\",\"splits\":1}".formatted(keyspace).getBytes(UTF_8)).value();
+        assertThat(info.getEndpoints()).hasSize(1);
+        return new SstableFlightSplit(info.getEndpoints().getFirst().getTicket().getBytes(), List.of(uri));
+    }
+
     @Test
     void aServerKilledMidSplitFailsTheSplitNamingIt()
             throws Exception
@@ -86,9 +108,7 @@ class ServerKillIT
         ManagedProcess server = startServer(cluster, "kill", port);
         String uri = "grpc://127.0.0.1:" + port;
         try (FlightClientPool clients = new FlightClientPool(new SstableFlightConfig().setUri(uri))) {
-            FlightInfo info = clients.getFlightInfo("{\"version\":1,\"keyspace\":\"%s\",\"table\":\"big\",\"splits\":1}".formatted(keyspace).getBytes(UTF_8)).value();
-            assertThat(info.getEndpoints()).hasSize(1);
-            SstableFlightSplit split = new SstableFlightSplit(info.getEndpoints().getFirst().getTicket().getBytes(), List.of(uri));
+            SstableFlightSplit split = plan(clients, uri);
             assertThatThrownBy(() -> FlightTesting.countRows(clients, split, "big", server::kill))
                     .isInstanceOf(TrinoException.class)
                     .hasMessageContaining("read split from " + uri)
@@ -135,6 +155,75 @@ class ServerKillIT
                     .hasMessageContaining("the stream failed after");
         }
         finally {
+            server.close();
+        }
+    }
+
+    @Test
+    void aServerStoppedMidSplitFailsTheSplitThroughKeepalive()
+            throws Exception
+    {
+        // next-batch-timeout at its default (5 minutes): only the keepalive can end this in time.
+        SstableFlightConfig config = new SstableFlightConfig();
+        assertThat(config.getNextBatchTimeout()).isEqualTo(new Duration(5, java.util.concurrent.TimeUnit.MINUTES));
+        TrinoException failure = readWhileStopped("stop-keepalive", config, true);
+        assertThat(failure.getErrorCode()).isEqualTo(SSTABLE_FLIGHT_STREAM_FAILED.toErrorCode());
+        assertThat(failure.getMessage()).contains("the stream failed after").contains("UNAVAILABLE Keepalive failed");
+    }
+
+    @Test
+    void aServerStoppedMidSplitFailsTheSplitAfterNextBatchTimeout()
+            throws Exception
+    {
+        TrinoException failure = readWhileStopped("stop-timeout", new SstableFlightConfig().setNextBatchTimeout(new Duration(5, SECONDS)), true);
+        assertThat(failure.getErrorCode()).isEqualTo(SSTABLE_FLIGHT_STREAM_FAILED.toErrorCode());
+        assertThat(failure.getMessage()).contains("no record batch within 5.00s after").contains("(sstable-flight.next-batch-timeout)");
+    }
+
+    @Test
+    void aServerStoppedWhileASplitOpensFailsItThroughKeepalive()
+            throws Exception
+    {
+        // One channel: the split opens on the connection planning made, idle once the plan came.
+        TrinoException failure = readWhileStopped("stop-open", new SstableFlightConfig().setChannelsPerServer(1), false);
+        assertThat(failure.getErrorCode()).isEqualTo(SSTABLE_FLIGHT_UNAVAILABLE.toErrorCode());
+        assertThat(failure.getMessage()).contains("no location answered").contains("Keepalive failed");
+    }
+
+    /**
+     * Plans the table on a server of the test's own, stops the server
+     * (SIGSTOP) after the split's first page, or before it opens, and
+     * returns how reading failed, which it must within three minutes of the
+     * stop, well under the default next-batch-timeout of five. The server is
+     * resumed (SIGCONT) and stopped at the end.
+     */
+    private static TrinoException readWhileStopped(String name, SstableFlightConfig config, boolean afterFirstPage)
+            throws Exception
+    {
+        TestCluster cluster = TestCluster.get();
+        int port = TestCluster.freePort();
+        ManagedProcess server = startServer(cluster, name, port);
+        String uri = "grpc://127.0.0.1:" + port;
+        long[] stoppedAt = {0};
+        Runnable stop = () -> {
+            server.stop();
+            stoppedAt[0] = System.nanoTime();
+        };
+        try (FlightClientPool clients = new FlightClientPool(config.setUri(uri))) {
+            SstableFlightSplit split = plan(clients, uri);
+            if (!afterFirstPage) {
+                stop.run();
+            }
+            TrinoException failure = catchThrowableOfType(TrinoException.class, () -> FlightTesting.countRows(clients, split, "big", afterFirstPage ? stop : () -> {}));
+            assertThat(failure).as("reading a stopped server's split must fail").isNotNull();
+            long waited = NANOSECONDS.toSeconds(System.nanoTime() - stoppedAt[0]);
+            assertThat(waited).as("seconds from the stop to the split's failure: %s", failure.getMessage()).isLessThan(180);
+            assertThat(failure.getMessage()).contains(uri);
+            System.out.printf("ServerKillIT %s: failed %d s after the stop: %s%n", name, waited, failure.getMessage());
+            return failure;
+        }
+        finally {
+            server.resume();
             server.close();
         }
     }
