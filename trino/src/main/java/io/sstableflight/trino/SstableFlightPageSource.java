@@ -7,6 +7,7 @@ import io.airlift.units.Duration;
 import io.trino.spi.Page;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ConnectorPageSource;
+import io.trino.spi.connector.DynamicFilter;
 import io.trino.spi.connector.SourcePage;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStream;
@@ -96,6 +97,7 @@ public final class SstableFlightPageSource
     private final TypeMapping typeMapping;
     private final Executor fetcher;
     private final BufferAllocator allocator;
+    private final DynamicRowFilter rowFilter;
 
     // Written by a fetch task, read by the driver thread once `pending` is done.
     private FlightStream stream;
@@ -120,6 +122,13 @@ public final class SstableFlightPageSource
 
     public SstableFlightPageSource(FlightClientPool clients, TypeMapping typeMapping, SstableFlightSplit split, List<SstableFlightColumnHandle> columns, Executor fetcher)
     {
+        this(clients, typeMapping, split, columns, fetcher, DynamicFilter.EMPTY);
+    }
+
+    /** A page source whose pages keep only the rows {@code dynamicFilter} admits as it narrows (DynamicRowFilter). */
+    public SstableFlightPageSource(FlightClientPool clients, TypeMapping typeMapping, SstableFlightSplit split, List<SstableFlightColumnHandle> columns, Executor fetcher, DynamicFilter dynamicFilter)
+    {
+        this.rowFilter = new DynamicRowFilter(dynamicFilter, columns);
         this.clients = requireNonNull(clients, "clients is null");
         this.typeMapping = requireNonNull(typeMapping, "typeMapping is null");
         this.split = requireNonNull(split, "split is null");
@@ -132,6 +141,11 @@ public final class SstableFlightPageSource
     public SourcePage getNextSourcePage()
     {
         if (finished) {
+            return null;
+        }
+        if (rowFilter.admitsNothing()) {
+            // A join's build side turned out empty: nothing of this split can join. Trino's close() cancels the stream.
+            finished = true;
             return null;
         }
         if (pending == null) {
@@ -158,7 +172,7 @@ public final class SstableFlightPageSource
         Page page = bound.toPage(root);
         completedPositions += page.getPositionCount();
         fetch(nextBatch());
-        return SourcePage.create(page);
+        return SourcePage.create(rowFilter.filter(page));
     }
 
     @Override

@@ -69,7 +69,7 @@ public final class SstableFlightPageSourceProvider
                         column.name(), table, column.cqlType(), column.unsupported().get()));
             }
         }
-        return new SstableFlightPageSource(clients, typeMapping, (SstableFlightSplit) split, handles, fetcher);
+        return new SstableFlightPageSource(clients, typeMapping, (SstableFlightSplit) split, handles, fetcher, dynamicFilter);
     }
 
     /** Stops the fetch threads: the catalog is shutting down, its page sources are closed. */

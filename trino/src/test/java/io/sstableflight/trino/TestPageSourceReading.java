@@ -3,7 +3,10 @@ package io.sstableflight.trino;
 import io.airlift.units.DataSize;
 import io.airlift.units.Duration;
 import io.trino.spi.TrinoException;
+import io.trino.spi.block.Block;
 import io.trino.spi.connector.SourcePage;
+import io.trino.spi.predicate.Domain;
+import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.type.TypeOperators;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.vector.BitVectorHelper;
@@ -13,6 +16,8 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -317,5 +322,55 @@ class TestPageSourceReading
             }
         }
         assertThat(servers.peers()).as("client connections the server saw").hasSize(3);
+    }
+
+    @Test
+    void aDynamicFilterDropsRowsAsItArrivesAndEndsTheSplitWhenItAdmitsNone()
+            throws Exception
+    {
+        CountDownLatch second = new CountDownLatch(1);
+        String location = servers.start((listener, root) -> {
+            listener.start(root);
+            ScriptedFlightServers.putBatch(listener, root, 0, 4);
+            second.await();
+            ScriptedFlightServers.putBatch(listener, root, 4, 4);
+            listener.completed();
+        });
+        clients = new FlightClientPool(new SstableFlightConfig().setUri(location));
+        ScriptedDynamicFilter dynamic = new ScriptedDynamicFilter(Set.of(ScriptedFlightServers.V));
+        SstableFlightSplit split = new SstableFlightSplit(new byte[] {1}, List.of(location));
+        List<Long> values = new ArrayList<>();
+        try (SstableFlightPageSource source = new SstableFlightPageSource(clients, new TypeMapping(VARCHAR, new TypeOperators()), split, List.of(ScriptedFlightServers.V), fetcher, dynamic)) {
+            // The first batch before the filter arrived: every row.
+            source.isBlocked().get(10, SECONDS);
+            collect(source.getNextSourcePage(), values);
+            // It arrives: the next batch keeps what it admits.
+            dynamic.complete(TupleDomain.withColumnDomains(Map.of(ScriptedFlightServers.V,
+                    Domain.multipleValues(INTEGER, List.of(1L, 5L, 6L)))));
+            second.countDown();
+            FlightTesting.drain(source, page -> collect(page, values));
+            assertThat(source.getCompletedPositions()).hasValue(8);
+        }
+        assertThat(values).containsExactly(0L, 1L, 2L, 3L, 5L, 6L);
+
+        // A filter that admits nothing ends a split before it reads a row.
+        ScriptedDynamicFilter empty = new ScriptedDynamicFilter(Set.of(ScriptedFlightServers.V));
+        empty.complete(TupleDomain.none());
+        try (SstableFlightPageSource source = new SstableFlightPageSource(clients, new TypeMapping(VARCHAR, new TypeOperators()), split, List.of(ScriptedFlightServers.V), fetcher, empty)) {
+            assertThat(source.getNextSourcePage()).isNull();
+            assertThat(source.isFinished()).isTrue();
+            assertThat(source.getCompletedPositions()).hasValue(0);
+        }
+    }
+
+    private static void collect(SourcePage page, List<Long> values)
+    {
+        if (page == null) {
+            return;
+        }
+        Block block = page.getBlock(0);
+        for (int i = 0; i < page.getPositionCount(); i++) {
+            values.add((long) INTEGER.getInt(block, i));
+        }
     }
 }
