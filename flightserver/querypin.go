@@ -22,7 +22,7 @@ import (
 // reused id never gets a read time older than that. A pin holds no lease:
 // it names its epochs, which live and retire by the snapshot package's
 // own rules (leased while a plan or stream uses them, then the grace);
-// a plan whose pinned epoch is gone is ABORTED (planTickets).
+// a plan whose pinned epoch is gone is ABORTED (leasePinned).
 type queryPins struct {
 	max int
 	ttl time.Duration

@@ -3,12 +3,12 @@ package flightserver_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -176,26 +176,11 @@ func TestQueryIDPinsOneRead(t *testing.T) {
 	}
 }
 
-// readKeys reads a ticket's stream and returns its column k, sorted.
+// readKeys reads a ticket's stream (readRingRows: no key twice) and
+// returns its keys, sorted.
 func readKeys(t *testing.T, ts *testServer, ticket *flight.Ticket) []int32 {
 	t.Helper()
-	stream, err := ts.client.DoGet(context.Background(), ticket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rd, err := flight.NewRecordReader(stream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rd.Release()
-	var out []int32
-	for rd.Next() {
-		rec := rd.RecordBatch()
-		out = append(out, rec.Column(rec.Schema().FieldIndices("k")[0]).(*array.Int32).Int32Values()...)
-	}
-	if err := rd.Err(); err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(out)
-	return out
+	got := map[int32]string{}
+	readRingRows(t, ts.client, ticket, got)
+	return slices.Sorted(maps.Keys(got))
 }
