@@ -71,6 +71,15 @@ func (q *queryPins) pin(id QueryID, now time.Time) *queryPin {
 	return p
 }
 
+// forget drops p, if it is still kept: the query's next plan pins anew.
+func (q *queryPins) forget(p *queryPin) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if e, ok := q.byID[p.id]; ok && e.Value.(*queryPin) == p {
+		q.drop(e)
+	}
+}
+
 func (q *queryPins) drop(e *list.Element) {
 	delete(q.byID, e.Value.(*queryPin).id)
 	q.order.Remove(e)
@@ -118,7 +127,7 @@ func (s *service) acquirePinned(ctx context.Context, c *Command, pin *queryPin) 
 	}
 	key := tableName{c.Keyspace, c.Table}
 	if id, ok := s.pins.epoch(pin, key); ok {
-		return s.leasePinned(ctx, c, id)
+		return s.leasePinned(ctx, c, pin, id)
 	}
 	l, err := s.tables.acquire(ctx, c.Keyspace, c.Table)
 	if err != nil {
@@ -127,18 +136,21 @@ func (s *service) acquirePinned(ctx context.Context, c *Command, pin *queryPin) 
 	if id := s.pins.setEpoch(pin, key, l.e.ID); id != l.e.ID {
 		// A plan of the query running at the same time pinned first.
 		l.release(ctx)
-		return s.leasePinned(ctx, c, id)
+		return s.leasePinned(ctx, c, pin, id)
 	}
 	return l, nil
 }
 
 // leasePinned leases the epoch a query pinned: ABORTED if it retired, as
-// a ticket of that epoch would be. Planning again under the same id gets
-// the same answer; the query must run again under a new id.
-func (s *service) leasePinned(ctx context.Context, c *Command, epoch string) (*lease, error) {
+// a ticket of that epoch would be. The pin is then dropped: the query
+// fails (its earlier plans' tickets name that epoch too), and a client
+// that runs it again under the same id (Trino's query retries keep the
+// query id) pins afresh rather than being ABORTED until the pin expires.
+func (s *service) leasePinned(ctx context.Context, c *Command, pin *queryPin, epoch string) (*lease, error) {
 	l, err := s.tables.acquireEpoch(ctx, c.Keyspace, c.Table, epoch)
 	if errors.Is(err, snapshot.ErrEpochGone) {
-		return nil, fmt.Errorf("plan %s.%s for query_id %q: the snapshot epoch its first plan of the table read is gone (unused past the snapshot grace, or retired early): run the query again under a new query id: %w",
+		s.pins.forget(pin)
+		return nil, fmt.Errorf("plan %s.%s for query_id %q: the snapshot epoch its first plan of the table read is gone (unused past the snapshot grace, or retired early): run the query again: %w",
 			c.Keyspace, c.Table, c.QueryID, err)
 	}
 	return l, err

@@ -154,6 +154,13 @@ func TestQueryIDPinsOneRead(t *testing.T) {
 	if status.Code(err) != codes.Aborted || !strings.Contains(err.Error(), "query_id") {
 		t.Fatalf("A planned after its epoch retired: %v, want ABORTED naming the query_id", err)
 	}
+	// The ABORTED dropped A's pin: the query run again under its id (as
+	// Trino's retries keep the query id) reads anew, now.
+	a2, rows2 := plan("A")
+	expect("A run again after ABORTED", rows2, keys(0, 210))
+	if a2.Now != clock.Now().Unix() {
+		t.Fatalf("A run again after ABORTED: now %d, want the clock's %d", a2.Now, clock.Now().Unix())
+	}
 
 	// Past the pin's TTL the id is a new query's.
 	clock.Add(24 * time.Hour)
