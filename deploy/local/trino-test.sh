@@ -2,7 +2,9 @@
 # The Trino connector's tests: unit tests (Surefire) and the integration
 # suite (Failsafe, *IT), which starts one Trino 476 and one sstable-flight
 # per corpus format (nb, oa, da) for the whole Maven run and stops them at
-# its end. Needs build/sstable-flight (make trino-test builds it first) and
+# its end, and SstableFlightConnectorTest (Failsafe too: Trino's standard
+# connector checks on Trino in the test JVM, over TPC-H tables the node
+# writes, with a server of its own). Needs build/sstable-flight (make trino-test builds it first) and
 # a running Cassandra node (oa) for the differential against Trino's
 # cassandra connector and a three-node cluster for ClusterIT: make
 # trino-test runs this script under `cassandra-harness run -mode oa
