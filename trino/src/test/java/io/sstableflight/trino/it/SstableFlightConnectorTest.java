@@ -14,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * Trino's standard connector checks (trino-testing's BaseConnectorTest, as
  * Trino's own connectors run them) against this connector in a Trino in
- * this JVM, over TPC-H tables in the live Cassandra node
+ * this JVM, over TPC-H tables the live Cassandra node wrote
  * ({@link SstableFlightQueryRunner}). The connector is read-only, so the
  * checks of writes and DDL run as checks that each is refused with
  * Trino's standard message; the rest compare queries with H2.

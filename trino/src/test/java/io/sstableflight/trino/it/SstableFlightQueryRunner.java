@@ -41,10 +41,10 @@ import static io.trino.testing.TestingSession.testSessionBuilder;
  *   its schema read for all (docs/testing.md).
  *
  * The keyspace is dropped once copied; closing the runner stops the
- * server and removes the copy. Inputs are the
- * integration suite's: {@code sstf.server.binary}, {@code sstf.trino.home},
- * {@code sstf.work.dir} and the harness's {@code SSTF_CASSANDRA_*}; a
- * missing one fails the suite naming it.
+ * server and removes the copy. Inputs are the integration suite's:
+ * {@code sstf.server.binary}, {@code sstf.trino.home}, {@code sstf.work.dir}
+ * and the harness's {@code SSTF_CASSANDRA_*}; a missing one fails the
+ * suite naming it.
  */
 final class SstableFlightQueryRunner
 {
@@ -63,7 +63,7 @@ final class SstableFlightQueryRunner
         Path trinoHome = Path.of(required("sstf.trino.home"));
         Path workDir = Files.createDirectories(Path.of(required("sstf.work.dir")).toAbsolutePath());
         LiveNode node = LiveNode.fromEnvironment();
-        // No underscore: BaseConnectorTest's testShowSchemasLikeWithEscape needs one schema without, and the shared node's other keyspaces may all have one.
+        // No underscore: the catalog lists this keyspace and information_schema alone, and testShowSchemasLikeWithEscape needs a schema without one.
         TpchKeyspace keyspace = new TpchKeyspace("tpchtesting" + ProcessHandle.current().pid(), tables);
 
         Session session = testSessionBuilder().setCatalog(CATALOG).setSchema(keyspace.name()).build();
