@@ -45,7 +45,7 @@ public record KeyRestriction(List<String> keyColumns, List<List<String>> keys, O
         }
     }
 
-    /** The restriction for EXPLAIN: the keys (the first few of a long list) and the slice. */
+    /** The restriction for EXPLAIN: the key columns, the keys (the first few of a long list) and the slice. */
     @Override
     public String toString()
     {
@@ -53,8 +53,9 @@ public record KeyRestriction(List<String> keyColumns, List<List<String>> keys, O
         String listed = keys.subList(0, shown).stream()
                 .map(key -> "(" + String.join(", ", key) + ")")
                 .collect(Collectors.joining(", "));
-        StringBuilder text = new StringBuilder("keys=").append(keys.size()).append(" (")
-                .append(String.join(", ", keyColumns)).append(") in [").append(listed);
+        // "constraint on": the words Trino's own connectors show a pushed predicate under.
+        StringBuilder text = new StringBuilder("constraint on (").append(String.join(", ", keyColumns))
+                .append(") keys=").append(keys.size()).append(" in [").append(listed);
         if (shown < keys.size()) {
             text.append(", ...");
         }

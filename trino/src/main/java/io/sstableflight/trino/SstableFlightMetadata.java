@@ -129,10 +129,12 @@ public final class SstableFlightMetadata
     @Override
     public ConnectorTableHandle getTableHandle(ConnectorSession session, SchemaTableName name, Optional<ConnectorTableVersion> startVersion, Optional<ConnectorTableVersion> endVersion)
     {
-        if (startVersion.isPresent() || endVersion.isPresent()) {
-            throw new TrinoException(NOT_SUPPORTED, "sstable_flight tables have no versions");
+        Optional<SstableFlightTableHandle> table = resolve(name);
+        if (table.isPresent() && (startVersion.isPresent() || endVersion.isPresent())) {
+            // A missing table is Trino's "does not exist" first, as in Trino's own connectors.
+            throw new TrinoException(NOT_SUPPORTED, "This connector does not support versioned tables");
         }
-        return resolve(name).orElse(null);
+        return table.orElse(null);
     }
 
     private Optional<SstableFlightTableHandle> resolve(SchemaTableName name)

@@ -41,7 +41,7 @@ class TestFlightCommand
                 "keys":[{"tenant":"acme","bucket":1}],\
                 "clustering":{"start":{"values":[3,"c"],"inclusive":false},"end":{"values":[3],"inclusive":true}},\
                 "limit":10}""");
-        assertThat(handle).hasToString("corpus.clustered columns=[v, w] keys=1 (tenant, bucket) in [(\"acme\", 1)] clustering=(3, \"c\" .. 3] limit=10");
+        assertThat(handle).hasToString("corpus.clustered columns=[v, w] constraint on (tenant, bucket) keys=1 in [(\"acme\", 1)] clustering=(3, \"c\" .. 3] limit=10");
     }
 
     @Test
@@ -58,7 +58,7 @@ class TestFlightCommand
         List<List<String>> keys = java.util.stream.IntStream.range(0, 7).mapToObj(i -> List.of(Integer.toString(i))).toList();
         SstableFlightTableHandle handle = SstableFlightTableHandle.of("corpus", "many")
                 .withRestriction(TupleDomain.all(), Optional.of(new KeyRestriction(List.of("id"), keys, Optional.empty(), true)));
-        assertThat(handle).hasToString("corpus.many keys=7 (id) in [(0), (1), (2), (3), (4), ...]");
+        assertThat(handle).hasToString("corpus.many constraint on (id) keys=7 in [(0), (1), (2), (3), (4), ...]");
         assertThat(FlightCommand.of(handle).limit()).isEqualTo(OptionalLong.empty());
     }
 

@@ -84,7 +84,7 @@ class NamesIT
         // The key is pushed by its Cassandra name ("Id"), which the server matches exactly.
         String keyed = "SELECT value FROM %s.%s.mytable WHERE id = 2".formatted(CATALOG, SCHEMA);
         assertThat(Queries.texts(keyed)).containsExactly("v2");
-        assertThat(String.join("\n", Queries.texts("EXPLAIN " + keyed))).contains("keys=1 (Id) in [(2)]");
+        assertThat(String.join("\n", Queries.texts("EXPLAIN " + keyed))).contains("constraint on (Id) keys=1 in [(2)]");
     }
 
     @Test

@@ -76,16 +76,16 @@ class PushdownIT
         List<Case> cases = new ArrayList<>();
         // Keys.
         cases.add(Case.of("clustered", "SELECT * FROM {t} WHERE " + key,
-                List.of("keys=1 (tenant, bucket) in [(\"acme\", 1)]"), List.of("clustering=", "columns=["))
+                List.of("constraint on (tenant, bucket) keys=1 in [(\"acme\", 1)]"), List.of("clustering=", "columns=["))
                 .rows(r -> r.get("tenant").equals("acme") && num(r, "bucket") == 1));
         cases.add(Case.of("clustered", "SELECT * FROM {t} WHERE tenant = 'é-unicode' AND bucket = 2",
-                List.of("keys=1 (tenant, bucket) in [(\"é-unicode\", 2)]"), List.of())
+                List.of("constraint on (tenant, bucket) keys=1 in [(\"é-unicode\", 2)]"), List.of())
                 .rows(r -> r.get("tenant").equals("é-unicode") && num(r, "bucket") == 2));
         cases.add(Case.of("clustered", "SELECT * FROM {t} WHERE tenant = '' AND bucket = 0",
-                List.of("keys=1 (tenant, bucket) in [(\"\", 0)]"), List.of())
+                List.of("constraint on (tenant, bucket) keys=1 in [(\"\", 0)]"), List.of())
                 .rows(r -> r.get("tenant").equals("") && num(r, "bucket") == 0));
         cases.add(Case.of("clustered", "SELECT * FROM {t} WHERE tenant IN ('acme', 'globex', 'nobody') AND bucket IN (0, 2)",
-                List.of("keys=6 (tenant, bucket)"), List.of())
+                List.of("constraint on (tenant, bucket) keys=6"), List.of())
                 .rows(r -> Set.of("acme", "globex").contains(r.get("tenant")) && Set.of(0L, 2L).contains(num(r, "bucket"))));
         // Clustering, ascending c_int: both bounds, open ends (an open low end starts at the smallest int).
         cases.add(Case.of("clustered", "SELECT * FROM {t} WHERE " + key + " AND c_int >= 0 AND c_int < 2",
@@ -127,40 +127,40 @@ class PushdownIT
                 List.of(), List.of("keys=")));
         // Projection and count(*).
         cases.add(Case.of("clustered", "SELECT v, w FROM {t} WHERE " + key + " AND c_int = 2",
-                List.of("columns=[v, w] keys=1", "clustering=[2 .. 2]"), List.of())
+                List.of("columns=[v, w] constraint on (tenant, bucket) keys=1", "clustering=[2 .. 2]"), List.of())
                 .rows(r -> r.get("tenant").equals("acme") && num(r, "bucket") == 1 && num(r, "c_int") == 2, "v", "w"));
         cases.add(Case.of("clustered", "SELECT tenant, sum(w) FROM {t} GROUP BY tenant",
                 List.of("columns=[tenant, w]"), List.of("keys=")));
         cases.add(Case.of("clustered", "SELECT count(*) FROM {t}",
                 List.of("count_only"), List.of("columns=[")));
         cases.add(Case.of("clustered", "SELECT count(*) FROM {t} WHERE tenant = 'acme' AND bucket IN (1, 2)",
-                List.of("count_only keys=2"), List.of()));
+                List.of("count_only constraint on (tenant, bucket) keys=2"), List.of()));
         // Other tables: range tombstones and a static-only partition (deletions), text clustering (counters), bigint keys (many).
         cases.add(Case.of("deletions", "SELECT * FROM {t} WHERE p IN (1, 2, 4, 5, 8, 10, 11) AND c >= 3 AND c < 15",
-                List.of("keys=7 (p)", "clustering=[3 .. 15)"), List.of())
+                List.of("constraint on (p) keys=7", "clustering=[3 .. 15)"), List.of())
                 .rows(r -> Set.of(1L, 2L, 4L, 5L, 8L, 10L, 11L).contains(num(r, "p")) && r.get("c") != null && num(r, "c") >= 3 && num(r, "c") < 15));
         cases.add(Case.of("deletions", "SELECT * FROM {t} WHERE p = 11",
-                List.of("keys=1 (p) in [(11)]"), List.of())
+                List.of("constraint on (p) keys=1 in [(11)]"), List.of())
                 .rows(r -> num(r, "p") == 11));
         cases.add(Case.of("deletions", "SELECT p, st, c FROM {t} WHERE p = 11 AND c < 5",
                 List.of("clustering=[-2147483648 .. 5)"), List.of()));
         cases.add(Case.of("counters", "SELECT * FROM {t} WHERE id = 1 AND bucket >= 'b'",
-                List.of("keys=1 (id) in [(1)]", "clustering=[\"b\" .. +inf)"), List.of())
+                List.of("constraint on (id) keys=1 in [(1)]", "clustering=[\"b\" .. +inf)"), List.of())
                 .rows(r -> num(r, "id") == 1 && ((String) r.get("bucket")).compareTo("b") >= 0));
         cases.add(Case.of("wide", "SELECT c, v FROM {t} WHERE p = 1 AND c BETWEEN 10 AND 20",
-                List.of("columns=[c, v] keys=1 (p) in [(1)] clustering=[10 .. 20]"), List.of())
+                List.of("columns=[c, v] constraint on (p) keys=1 in [(1)] clustering=[10 .. 20]"), List.of())
                 .rows(r -> num(r, "p") == 1 && num(r, "c") >= 10 && num(r, "c") <= 20, "c", "v"));
         cases.add(Case.of("many", "SELECT * FROM {t} WHERE id IN (2492279, -89315, 488772, 1)",
-                List.of("keys=4 (id)"), List.of())
+                List.of("constraint on (id) keys=4"), List.of())
                 .rows(r -> Set.of(2492279L, -89315L, 488772L, 1L).contains(num(r, "id"))));
         cases.add(Case.of("all_types", "SELECT id, c_vector, c_duration FROM {t} WHERE id IN (1, 3)",
-                List.of("columns=[id, c_duration, c_vector] keys=2 (id)"), List.of())
+                List.of("columns=[id, c_duration, c_vector] constraint on (id) keys=2"), List.of())
                 .rows(r -> Set.of(1L, 3L).contains(num(r, "id")), "id", "c_vector", "c_duration"));
         cases.add(Case.of("udts", "SELECT addr, tup FROM {t} WHERE id = 2",
-                List.of("columns=[addr, tup] keys=1 (id) in [(2)]"), List.of())
+                List.of("columns=[addr, tup] constraint on (id) keys=1 in [(2)]"), List.of())
                 .rows(r -> num(r, "id") == 2, "addr", "tup"));
         cases.add(Case.of("ttls", "SELECT * FROM {t} WHERE p = 2 AND c > 1",
-                List.of("keys=1 (p) in [(2)] clustering=(1 .. +inf)"), List.of())
+                List.of("constraint on (p) keys=1 in [(2)] clustering=(1 .. +inf)"), List.of())
                 .rows(r -> num(r, "p") == 2 && num(r, "c") > 1));
         return cases;
     }
@@ -250,7 +250,7 @@ class PushdownIT
             assertThat(on.explain(scan)).contains("table = %s:corpus.clustered limit=7".formatted(on.catalog())).doesNotContain("Limit[");
             assertThat(on.rows(scan)).containsExactlyElementsOf(clustered.rows().subList(0, 7).stream().map(row -> on.expected(row, columns)).toList());
             String keyed = "SELECT * FROM " + on.qualified() + " WHERE tenant = 'globex' AND bucket = 2 LIMIT 4";
-            assertThat(on.explain(keyed)).contains("keys=1 (tenant, bucket) in [(\"globex\", 2)] limit=4").doesNotContain("Limit[");
+            assertThat(on.explain(keyed)).contains("constraint on (tenant, bucket) keys=1 in [(\"globex\", 2)] limit=4").doesNotContain("Limit[");
             assertThat(on.rows(keyed)).containsExactlyElementsOf(clustered.rows().stream()
                     .filter(r -> r.get("tenant").equals("globex") && num(r, "bucket") == 2)
                     .limit(4)
@@ -284,7 +284,7 @@ class PushdownIT
         try (Queries on = pushed(clustered); Queries off = plain(clustered)) {
             String sql = "SELECT v FROM %s WHERE tenant = 'acme' AND bucket = 1 LIMIT 3".formatted(on.qualified());
             assertThat(on.explain(sql))
-                    .contains("table = %s:corpus.clustered columns=[v] keys=1 (tenant, bucket) in [(\"acme\", 1)] limit=3".formatted(on.catalog()))
+                    .contains("table = %s:corpus.clustered columns=[v] constraint on (tenant, bucket) keys=1 in [(\"acme\", 1)] limit=3".formatted(on.catalog()))
                     // The limit holds for the one stream, so Trino keeps no Limit of its own, and no filter.
                     .doesNotContain("Limit[")
                     .doesNotContain("ScanFilter");

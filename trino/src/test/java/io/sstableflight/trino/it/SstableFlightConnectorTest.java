@@ -9,7 +9,6 @@ import org.junit.jupiter.api.Test;
 import static io.trino.spi.type.VarcharType.VARCHAR;
 import static io.trino.testing.MaterializedResult.resultBuilder;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Trino's standard connector checks (trino-testing's BaseConnectorTest, as
@@ -118,44 +117,4 @@ public class SstableFlightConnectorTest
                         """.formatted(getSession().getCatalog().orElseThrow(), getSession().getSchema().orElseThrow()));
     }
 
-    /*
-     * Standard checks the connector fails today, each kept as a check that it
-     * still fails the same way (as Trino's cassandra connector test keeps its
-     * own), so the suite stays green and turns red when the connector is fixed:
-     * then drop the override.
-     */
-
-    /**
-     * Connector finding: the pushed key shows in EXPLAIN as {@code keys=1
-     * (nationkey) in [(42)]} (SstableFlightTableHandle.toString), so the
-     * predicate is reflected, but not under a word the check knows
-     * ({@code constraint}, {@code predicate}).
-     */
-    @Test
-    @Override
-    public void testPredicateReflectedInExplain()
-    {
-        assertThatThrownBy(super::testPredicateReflectedInExplain).hasMessageContaining("to contain pattern");
-        assertExplain("EXPLAIN SELECT name FROM nation WHERE nationkey = 42", "keys=1 \\(nationkey\\) in \\[\\(42\\)]");
-    }
-
-    /**
-     * Connector finding: getTableHandle refuses a version before it looks the
-     * table up, with a message of its own, where Trino expects "Table ... does
-     * not exist" or SPI's "This connector does not support versioned tables".
-     */
-    @Test
-    @Override
-    public void testSelectVersionOfNonExistentTable()
-    {
-        assertThatThrownBy(super::testSelectVersionOfNonExistentTable).hasMessageContaining("sstable_flight tables have no versions");
-    }
-
-    /** Connector finding: as {@link #testSelectVersionOfNonExistentTable}, for a table that exists. */
-    @Test
-    @Override
-    public void testTrySelectTableVersion()
-    {
-        assertThatThrownBy(super::testTrySelectTableVersion).hasMessageContaining("sstable_flight tables have no versions");
-    }
 }
