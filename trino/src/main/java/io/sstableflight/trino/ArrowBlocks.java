@@ -12,6 +12,7 @@ import io.trino.spi.block.MapBlock;
 import io.trino.spi.block.RowBlock;
 import io.trino.spi.block.ShortArrayBlock;
 import io.trino.spi.block.VariableWidthBlock;
+import io.trino.spi.type.DecimalType;
 import io.trino.spi.type.MapType;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseVariableWidthVector;
@@ -24,6 +25,8 @@ import org.apache.arrow.vector.complex.StructVector;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Optional;
@@ -42,7 +45,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
  * (booleans are bits in Arrow, timestamps carry a zone, times are
  * picoseconds, inet and decimal arrive as text), and even then no object
  * is made per value: inet and decimal text is parsed from the Arrow buffer
- * in place (InetText, DecimalText).
+ * in place (InetText, DecimalText, DecimalScaling).
  *
  * Trino requires a null row's fields to be null and a null array or map to
  * have no entries; Arrow requires neither, so a parent's nulls are passed
@@ -78,6 +81,7 @@ final class ArrowBlocks
             case UUID -> new Int128ArrayBlock(n, nulls, longs(vector.getDataBuffer(), 2 * n));
             case VARCHAR, VARBINARY -> variableWidth((BaseVariableWidthVector) vector, n, nulls);
             case DECIMAL_TEXT -> decimals((BaseVariableWidthVector) vector, n, nulls, column);
+            case DECIMAL -> scaledDecimals((BaseVariableWidthVector) vector, mapping, n, nulls, column);
             case INET -> new Int128ArrayBlock(n, nulls, addresses((BaseVariableWidthVector) vector, n, nulls, column));
             case DURATION -> durations(vector.getDataBuffer(), n, nulls);
             case ARRAY -> array((ListVector) vector, mapping, column, n, nulls);
@@ -222,6 +226,49 @@ final class ArrowBlocks
             offsets[i + 1] = end;
         }
         return new VariableWidthBlock(n, Slices.wrappedBuffer(out, 0, offsets[n]), offsets, nulls);
+    }
+
+    private static Block scaledDecimals(BaseVariableWidthVector vector, ColumnMapping mapping, int n, Optional<boolean[]> nulls, String column)
+    {
+        DecimalType type = (DecimalType) mapping.type().orElseThrow();
+        RoundingMode rounding = mapping.rounding().orElseThrow();
+        int width = type.isShort() ? 1 : 2;
+        long[] values = new long[width * n];
+        if (n > 0) {
+            boolean[] isNull = nulls.orElse(null);
+            int[] offsets = offsets(vector.getOffsetBuffer(), n);
+            byte[] text = bytes(vector, offsets, n);
+            int base = offsets[0];
+            for (int i = 0; i < n; i++) {
+                if (isNull != null && isNull[i]) {
+                    continue;
+                }
+                int start = offsets[i] - base;
+                int end = offsets[i + 1] - base;
+                int status = DecimalScaling.rescale(text, start, end, type.getPrecision(), type.getScale(), rounding, values, width * i);
+                if (status != DecimalScaling.OK) {
+                    throw new TrinoException(SSTABLE_FLIGHT_BAD_DATA, "column %s, row %d: %s".formatted(column, i, decimalFailure(status, text, start, end, type)));
+                }
+            }
+        }
+        return type.isShort() ? new LongArrayBlock(n, nulls, values) : new Int128ArrayBlock(n, nulls, values);
+    }
+
+    /** Why a decimal does not fit its column, the value as BigDecimal prints it. */
+    private static String decimalFailure(int status, byte[] data, int start, int end, DecimalType type)
+    {
+        String text = text(data, start, end);
+        if (status == DecimalScaling.MALFORMED) {
+            return "decimal \"%s\" does not parse".formatted(text);
+        }
+        // A value of over 200 characters is shown cut, as the server sent it, not misread as a shorter number.
+        String value = end - start > text.length() ? "\"%s...\"".formatted(text) : new BigDecimal(text).toString();
+        if (status == DecimalScaling.OVERFLOW) {
+            return "decimal %s does not fit %s, which holds %d digits before the point (sstable-flight.decimal-precision minus decimal-scale)"
+                    .formatted(value, type.getDisplayName(), type.getPrecision() - type.getScale());
+        }
+        return "decimal %s has more digits after the point than %s holds (%d), and sstable-flight.decimal-rounding-mode is UNNECESSARY: raise decimal-scale or choose a rounding mode"
+                .formatted(value, type.getDisplayName(), type.getScale());
     }
 
     private static long[] addresses(BaseVariableWidthVector vector, int n, Optional<boolean[]> nulls, String column)

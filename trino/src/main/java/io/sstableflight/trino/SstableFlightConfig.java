@@ -15,6 +15,7 @@ import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 
+import java.math.RoundingMode;
 import java.net.URI;
 import java.util.List;
 import java.util.Optional;
@@ -29,6 +30,15 @@ import static java.util.concurrent.TimeUnit.SECONDS;
  */
 public class SstableFlightConfig
 {
+    /** How CQL decimal columns appear in Trino (docs/trino.md, Decimals). */
+    public enum DecimalMapping
+    {
+        /** Exact text of any precision and scale: a CQL decimal has both per value. */
+        VARCHAR,
+        /** DECIMAL(decimal-precision, decimal-scale), rounded per decimal-rounding-mode; a value beyond the precision fails. */
+        DECIMAL,
+    }
+
     private String uri;
     private String token;
     private String tokenFile;
@@ -46,6 +56,10 @@ public class SstableFlightConfig
     private int channelsPerServer = 4;
     private int fetchThreads = 8;
     private Duration nextBatchTimeout = new Duration(5, MINUTES);
+    private DecimalMapping decimalMapping = DecimalMapping.VARCHAR;
+    private int decimalPrecision = 38;
+    private int decimalScale = 10;
+    private RoundingMode decimalRoundingMode = RoundingMode.UNNECESSARY;
 
     @NotNull
     public String getUri()
@@ -74,6 +88,8 @@ public class SstableFlightConfig
         return Optional.ofNullable(token);
     }
 
+    // Not with token-file: SstableFlightModule refuses both (a constraint here would keep
+    // ConfigAssertions.assertFullMapping from setting every property at once).
     @Config("sstable-flight.token")
     @ConfigSecuritySensitive
     @ConfigDescription("Bearer token sent with every RPC (the server's --auth-token-file); prefer sstable-flight.token-file")
@@ -296,6 +312,70 @@ public class SstableFlightConfig
         return this;
     }
 
+    @NotNull
+    public DecimalMapping getDecimalMapping()
+    {
+        return decimalMapping;
+    }
+
+    @Config("sstable-flight.decimal-mapping")
+    @ConfigDescription("Trino type of CQL decimal columns: VARCHAR (exact text, any precision and scale) or DECIMAL (DECIMAL(decimal-precision, decimal-scale), rounded per decimal-rounding-mode)")
+    public SstableFlightConfig setDecimalMapping(DecimalMapping decimalMapping)
+    {
+        this.decimalMapping = decimalMapping;
+        return this;
+    }
+
+    @Min(1)
+    @Max(38)
+    public int getDecimalPrecision()
+    {
+        return decimalPrecision;
+    }
+
+    @Config("sstable-flight.decimal-precision")
+    @ConfigDescription("Precision of the DECIMAL type of decimal columns (decimal-mapping DECIMAL); a value with more digits fails the query")
+    public SstableFlightConfig setDecimalPrecision(int decimalPrecision)
+    {
+        this.decimalPrecision = decimalPrecision;
+        return this;
+    }
+
+    @Min(0)
+    @Max(38)
+    public int getDecimalScale()
+    {
+        return decimalScale;
+    }
+
+    @Config("sstable-flight.decimal-scale")
+    @ConfigDescription("Scale of the DECIMAL type of decimal columns (decimal-mapping DECIMAL); a value with more fraction digits is rounded per decimal-rounding-mode")
+    public SstableFlightConfig setDecimalScale(int decimalScale)
+    {
+        this.decimalScale = decimalScale;
+        return this;
+    }
+
+    @NotNull
+    public RoundingMode getDecimalRoundingMode()
+    {
+        return decimalRoundingMode;
+    }
+
+    @Config("sstable-flight.decimal-rounding-mode")
+    @ConfigDescription("How a decimal with more fraction digits than decimal-scale is rounded (Java's RoundingMode); UNNECESSARY fails the query instead")
+    public SstableFlightConfig setDecimalRoundingMode(RoundingMode decimalRoundingMode)
+    {
+        this.decimalRoundingMode = decimalRoundingMode;
+        return this;
+    }
+
+    @AssertTrue(message = "sstable-flight.decimal-scale: must not exceed sstable-flight.decimal-precision")
+    public boolean isDecimalScaleWithinPrecision()
+    {
+        return decimalScale <= decimalPrecision;
+    }
+
     @AssertTrue(message = "sstable-flight.split-memory-limit: must not exceed sstable-flight.memory-limit, of which each split's memory is a part")
     public boolean isSplitMemoryLimitWithinMemoryLimit()
     {
@@ -315,12 +395,6 @@ public class SstableFlightConfig
         catch (IllegalArgumentException e) {
             return false;
         }
-    }
-
-    @AssertTrue(message = "sstable-flight.token and sstable-flight.token-file: give one, not both")
-    public boolean isOneTokenSource()
-    {
-        return token == null || tokenFile == null;
     }
 
     @AssertTrue(message = "sstable-flight.tls.cert-file and sstable-flight.tls.key-file: give both or neither")

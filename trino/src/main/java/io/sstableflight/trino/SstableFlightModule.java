@@ -1,20 +1,24 @@
 package io.sstableflight.trino;
 
 import com.google.inject.Binder;
-import com.google.inject.Module;
 import com.google.inject.Provides;
 import com.google.inject.Scopes;
 import com.google.inject.Singleton;
+import io.airlift.configuration.AbstractConfigurationAwareModule;
 import io.trino.spi.type.StandardTypes;
 import io.trino.spi.type.TypeManager;
 import io.trino.spi.type.TypeSignature;
 
+import java.util.Optional;
+
+import static com.google.common.base.Preconditions.checkArgument;
 import static io.airlift.configuration.ConfigBinder.configBinder;
+import static io.trino.spi.type.DecimalType.createDecimalType;
 import static java.util.Objects.requireNonNull;
 
 /** Wires the connector: config, the client pool, the type mapping and the SPI roles. */
 public final class SstableFlightModule
-        implements Module
+        extends AbstractConfigurationAwareModule
 {
     private final TypeManager typeManager;
 
@@ -24,9 +28,11 @@ public final class SstableFlightModule
     }
 
     @Override
-    public void configure(Binder binder)
+    protected void setup(Binder binder)
     {
         configBinder(binder).bindConfig(SstableFlightConfig.class);
+        SstableFlightConfig config = buildConfigObject(SstableFlightConfig.class);
+        checkArgument(config.getToken().isEmpty() || config.getTokenFile().isEmpty(), "sstable-flight.token and sstable-flight.token-file: give one, not both");
         binder.bind(FlightClientPool.class).in(Scopes.SINGLETON);
         binder.bind(MetadataCache.class).in(Scopes.SINGLETON);
         binder.bind(SstableFlightSessionProperties.class).in(Scopes.SINGLETON);
@@ -37,8 +43,15 @@ public final class SstableFlightModule
 
     @Provides
     @Singleton
-    public TypeMapping typeMapping()
+    public TypeMapping typeMapping(SstableFlightConfig config)
     {
-        return new TypeMapping(typeManager.getType(new TypeSignature(StandardTypes.IPADDRESS)), typeManager.getTypeOperators());
+        return new TypeMapping(
+                typeManager.getType(new TypeSignature(StandardTypes.IPADDRESS)),
+                typeManager.getTypeOperators(),
+                switch (config.getDecimalMapping()) {
+                    case VARCHAR -> Optional.empty();
+                    case DECIMAL -> Optional.of(createDecimalType(config.getDecimalPrecision(), config.getDecimalScale()));
+                },
+                config.getDecimalRoundingMode());
     }
 }

@@ -2,6 +2,7 @@ package io.sstableflight.trino;
 
 import com.google.common.collect.ImmutableList;
 import io.trino.spi.type.ArrayType;
+import io.trino.spi.type.DecimalType;
 import io.trino.spi.type.MapType;
 import io.trino.spi.type.RowType;
 import io.trino.spi.type.Type;
@@ -13,6 +14,7 @@ import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 
+import java.math.RoundingMode;
 import java.util.List;
 import java.util.Optional;
 
@@ -52,14 +54,29 @@ public final class TypeMapping
 
     private final Type ipAddressType;
     private final TypeOperators typeOperators;
+    private final Optional<DecimalType> decimalType;
+    private final RoundingMode decimalRounding;
 
     /**
+     * Decimals as exact text.
+     *
      * @param ipAddressType Trino's IPADDRESS, which lives in the engine, not the SPI
      */
     public TypeMapping(Type ipAddressType, TypeOperators typeOperators)
     {
+        this(ipAddressType, typeOperators, Optional.empty(), RoundingMode.UNNECESSARY);
+    }
+
+    /**
+     * @param decimalType the type of every decimal; empty: the exact text
+     * @param decimalRounding how a decimal with more fraction digits than that type's scale is rounded (UNNECESSARY: it fails)
+     */
+    public TypeMapping(Type ipAddressType, TypeOperators typeOperators, Optional<DecimalType> decimalType, RoundingMode decimalRounding)
+    {
         this.ipAddressType = requireNonNull(ipAddressType, "ipAddressType is null");
         this.typeOperators = requireNonNull(typeOperators, "typeOperators is null");
+        this.decimalType = requireNonNull(decimalType, "decimalType is null");
+        this.decimalRounding = requireNonNull(decimalRounding, "decimalRounding is null");
     }
 
     /** The mapping of a top-level field, read from its {@code cql.type}. */
@@ -105,7 +122,9 @@ public final class TypeMapping
             case ArrowType.FloatingPoint f when f.getPrecision() == FloatingPointPrecision.DOUBLE -> ColumnMapping.of(Kind.DOUBLE, DOUBLE, List.of());
             case ArrowType.Utf8 _ -> switch (cql.name()) {
                 case "inet" -> ColumnMapping.of(Kind.INET, ipAddressType, List.of());
-                case "decimal" -> ColumnMapping.of(Kind.DECIMAL_TEXT, VARCHAR, List.of());
+                case "decimal" -> decimalType
+                        .map(type -> ColumnMapping.decimal(type, decimalRounding))
+                        .orElseGet(() -> ColumnMapping.of(Kind.DECIMAL_TEXT, VARCHAR, List.of()));
                 default -> ColumnMapping.of(Kind.VARCHAR, VARCHAR, List.of());
             };
             case ArrowType.Binary _ -> ColumnMapping.of(Kind.VARBINARY, VARBINARY, List.of());

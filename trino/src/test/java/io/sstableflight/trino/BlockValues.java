@@ -4,6 +4,8 @@ import io.trino.spi.block.Block;
 import io.trino.spi.block.SqlMap;
 import io.trino.spi.block.SqlRow;
 import io.trino.spi.type.ArrayType;
+import io.trino.spi.type.DecimalType;
+import io.trino.spi.type.Decimals;
 import io.trino.spi.type.MapType;
 import io.trino.spi.type.RowType;
 
@@ -36,7 +38,7 @@ import static io.trino.spi.type.VarcharType.VARCHAR;
 
 /**
  * One value of a Trino block as the Java value Trino's JDBC driver would
- * give for it (String, Long, byte[], List for arrays and rows, Map for
+ * give for it (String, Long, BigDecimal, byte[], List for arrays and rows, Map for
  * maps, LocalDate/LocalTime/ZonedDateTime for temporal types, the address
  * text for IPADDRESS), so the integration suite's Canon judges blocks and
  * JDBC results alike. It reads through Trino's own type accessors, steered
@@ -61,6 +63,7 @@ final class BlockValues
             case REAL -> REAL.getFloat(block, position);
             case DOUBLE -> DOUBLE.getDouble(block, position);
             case VARCHAR, DECIMAL_TEXT -> VARCHAR.getSlice(block, position).toStringUtf8();
+            case DECIMAL -> Decimals.readBigDecimal((DecimalType) mapping.type().orElseThrow(), block, position);
             case VARBINARY -> VARBINARY.getSlice(block, position).getBytes();
             case DATE -> LocalDate.ofEpochDay(DATE.getInt(block, position));
             case TIME -> LocalTime.ofNanoOfDay(TIME_NANOS.getLong(block, position) / 1000);
