@@ -215,13 +215,12 @@ final class ArrowBlocks
         int[] in = offsets(vector.getOffsetBuffer(), n);
         byte[] text = bytes(vector, in, n);
         byte[] out = new byte[text.length + DecimalText.MAX_GROWTH * n];
+        DecimalText.Parsed parsed = new DecimalText.Parsed();
         for (int i = 0; i < n; i++) {
             int end = offsets[i];
             if (isNull == null || !isNull[i]) {
-                end = DecimalText.rewrite(text, in[i] - in[0], in[i + 1] - in[0], out, end);
-                if (end < 0) {
-                    throw new TrinoException(SSTABLE_FLIGHT_BAD_DATA, "column %s, row %d: decimal \"%s\" does not parse".formatted(column, i, text(text, in[i] - in[0], in[i + 1] - in[0])));
-                }
+                parse(parsed, text, in[i] - in[0], in[i + 1] - in[0], column, i);
+                end = DecimalText.rewrite(parsed, text, out, end);
             }
             offsets[i + 1] = end;
         }
@@ -239,13 +238,15 @@ final class ArrowBlocks
             int[] offsets = offsets(vector.getOffsetBuffer(), n);
             byte[] text = bytes(vector, offsets, n);
             int base = offsets[0];
+            DecimalText.Parsed parsed = new DecimalText.Parsed();
             for (int i = 0; i < n; i++) {
                 if (isNull != null && isNull[i]) {
                     continue;
                 }
                 int start = offsets[i] - base;
                 int end = offsets[i + 1] - base;
-                int status = DecimalScaling.rescale(text, start, end, type.getPrecision(), type.getScale(), rounding, values, width * i);
+                parse(parsed, text, start, end, column, i);
+                int status = DecimalScaling.rescale(parsed, text, type.getPrecision(), type.getScale(), rounding, values, width * i);
                 if (status != DecimalScaling.OK) {
                     throw new TrinoException(SSTABLE_FLIGHT_BAD_DATA, "column %s, row %d: %s".formatted(column, i, decimalFailure(status, text, start, end, type)));
                 }
@@ -254,13 +255,17 @@ final class ArrowBlocks
         return type.isShort() ? new LongArrayBlock(n, nulls, values) : new Int128ArrayBlock(n, nulls, values);
     }
 
+    private static void parse(DecimalText.Parsed parsed, byte[] text, int start, int end, String column, int row)
+    {
+        if (!parsed.parse(text, start, end)) {
+            throw new TrinoException(SSTABLE_FLIGHT_BAD_DATA, "column %s, row %d: decimal \"%s\" does not parse".formatted(column, row, text(text, start, end)));
+        }
+    }
+
     /** Why a decimal does not fit its column, the value as BigDecimal prints it. */
     private static String decimalFailure(int status, byte[] data, int start, int end, DecimalType type)
     {
         String text = text(data, start, end);
-        if (status == DecimalScaling.MALFORMED) {
-            return "decimal \"%s\" does not parse".formatted(text);
-        }
         // A value of over 200 characters is shown cut, as the server sent it, not misread as a shorter number.
         String value = end - start > text.length() ? "\"%s...\"".formatted(text) : new BigDecimal(text).toString();
         if (status == DecimalScaling.OVERFLOW) {

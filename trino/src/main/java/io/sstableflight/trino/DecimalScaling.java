@@ -5,9 +5,10 @@ import java.math.RoundingMode;
 
 /**
  * Reads the server's decimal text, {@code [-]<unscaled digits>e<-scale>}
- * (docs/types.md), into the unscaled value of a Trino DECIMAL(p, s) in
- * place, with no object per value: a CQL decimal has its own scale, any
- * sign, and any number of digits, so the value is moved to scale s (digits
+ * (docs/types.md, read by DecimalText.Parsed), into the unscaled value of
+ * a Trino DECIMAL(p, s) in place, with no object per value: a CQL decimal
+ * has its own scale, any sign, and any number of digits, so the value is
+ * moved to scale s (digits
  * added, or dropped and rounded by the given mode, as
  * {@code BigDecimal.setScale(s, mode)} does) and then must have at most p
  * digits. Short decimals (p ≤ 18) use long arithmetic only; long ones a
@@ -17,12 +18,10 @@ import java.math.RoundingMode;
 final class DecimalScaling
 {
     static final int OK = 0;
-    /** The text is not of the server's form. */
-    static final int MALFORMED = 1;
     /** The value, at scale s, has more than p digits. */
-    static final int OVERFLOW = 2;
+    static final int OVERFLOW = 1;
     /** The value has digits beyond scale s that are not zero, and the mode is UNNECESSARY. */
-    static final int INEXACT = 3;
+    static final int INEXACT = 2;
 
     private static final int MAX_PRECISION = 38;
     // 10^i as two longs (high, low), i = 0..38: 10^38 < 2^127.
@@ -40,7 +39,7 @@ final class DecimalScaling
     private DecimalScaling() {}
 
     /**
-     * Rescales the value at {@code [start, end)} of {@code in} to
+     * Rescales the value {@code parsed} read from {@code in} to
      * DECIMAL({@code precision}, {@code scale}) and writes its unscaled
      * value: for a short decimal (precision ≤ 18) as one long at
      * {@code out[at]}, else as two's complement 128 bits at
@@ -48,51 +47,21 @@ final class DecimalScaling
      * Int128 blocks hold them. Returns OK, or why it could not (nothing
      * is written then).
      */
-    static int rescale(byte[] in, int start, int end, int precision, int scale, RoundingMode rounding, long[] out, int at)
+    static int rescale(DecimalText.Parsed parsed, byte[] in, int precision, int scale, RoundingMode rounding, long[] out, int at)
     {
-        int p = start;
-        boolean negative = p < end && in[p] == '-';
-        if (negative) {
-            p++;
-        }
-        // Leading zeros are no digits of the value.
-        while (p + 1 < end && in[p] == '0' && isDigit(in[p + 1])) {
-            p++;
-        }
-        int digitsStart = p;
-        while (p < end && isDigit(in[p])) {
-            p++;
-        }
-        int digitsEnd = p;
-        int digits = digitsEnd - digitsStart;
-        if (digits == 0 || p >= end || (in[p] != 'e' && in[p] != 'E')) {
-            return MALFORMED;
-        }
-        p++;
-        boolean negativeExponent = p < end && in[p] == '-';
-        if (p < end && (in[p] == '-' || in[p] == '+')) {
-            p++;
-        }
-        if (p >= end || end - p > 10) {
-            return MALFORMED;
-        }
-        long exponent = 0;
-        for (; p < end; p++) {
-            if (!isDigit(in[p])) {
-                return MALFORMED;
-            }
-            exponent = exponent * 10 + (in[p] - '0');
-        }
-        long valueScale = negativeExponent ? exponent : -exponent;
-        if (valueScale > Integer.MAX_VALUE || valueScale < Integer.MIN_VALUE) {
-            // A CQL decimal's scale is an int.
-            return MALFORMED;
-        }
         boolean shortDecimal = precision <= 18;
-        if (digits == 1 && in[digitsStart] == '0') {
-            write(0, 0, shortDecimal, out, at);
+        if (parsed.isZero(in)) {
+            out[at] = 0;
+            if (!shortDecimal) {
+                out[at + 1] = 0;
+            }
             return OK;
         }
+        boolean negative = parsed.negative;
+        int digitsStart = parsed.digitsStart;
+        int digitsEnd = parsed.digitsEnd;
+        int digits = parsed.digits();
+        long valueScale = parsed.scale;
         // The first digit is not zero, so the value has `kept` digits at the target scale, before rounding.
         long shift = scale - valueScale;
         long kept = digits + shift;
@@ -196,20 +165,5 @@ final class DecimalScaling
             case HALF_EVEN -> half > 0 || (half == 0 && lastKeptOdd);
             case UNNECESSARY -> throw new IllegalArgumentException("UNNECESSARY rounds nothing");
         };
-    }
-
-    private static void write(long high, long low, boolean shortDecimal, long[] out, int at)
-    {
-        if (shortDecimal) {
-            out[at] = low;
-            return;
-        }
-        out[at] = high;
-        out[at + 1] = low;
-    }
-
-    private static boolean isDigit(byte b)
-    {
-        return b >= '0' && b <= '9';
     }
 }

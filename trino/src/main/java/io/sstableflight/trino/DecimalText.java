@@ -9,7 +9,7 @@ package io.sstableflight.trino;
  * (digits - 1 - scale) of -6 or more the number is written plainly, else
  * as one digit, a fraction and {@code E} with the adjusted exponent, signed
  * {@code +} when positive. TestDecimalText holds it to BigDecimal's own
- * output.
+ * output. DecimalScaling reads the same text into a DECIMAL's longs.
  */
 final class DecimalText
 {
@@ -19,53 +19,88 @@ final class DecimalText
     static final int MAX_GROWTH = 8;
 
     /**
-     * Writes the BigDecimal text of the value at {@code [start, end)} of
-     * {@code in} to {@code out} from {@code at}, which must have room for
-     * {@code end - start + MAX_GROWTH} bytes; returns where the text ends, or
-     * -1 when the value is not of the server's form.
+     * One decimal of the server's form, read in place: where its digits
+     * are (leading zeros skipped, at least one digit kept), its sign and
+     * its scale. The one home of that form's grammar; one instance reads a
+     * whole column, value after value, so reading makes no object.
      */
-    static int rewrite(byte[] in, int start, int end, byte[] out, int at)
+    static final class Parsed
     {
-        int p = start;
-        boolean negative = p < end && in[p] == '-';
-        if (negative) {
-            p++;
-        }
-        // Leading zeros carry no digit of the coefficient (BigDecimal drops them too).
-        while (p + 1 < end && in[p] == '0' && isDigit(in[p + 1])) {
-            p++;
-        }
-        int digitsStart = p;
-        while (p < end && isDigit(in[p])) {
-            p++;
-        }
-        int digits = p - digitsStart;
-        if (digits == 0 || p >= end || (in[p] != 'e' && in[p] != 'E')) {
-            return -1;
-        }
-        p++;
-        boolean negativeExponent = p < end && in[p] == '-';
-        if (p < end && (in[p] == '-' || in[p] == '+')) {
-            p++;
-        }
-        if (p >= end || end - p > 10) {
-            return -1;
-        }
-        long exponent = 0;
-        for (; p < end; p++) {
-            byte b = in[p];
-            if (!isDigit(b)) {
-                return -1;
+        boolean negative;
+        int digitsStart;
+        int digitsEnd;
+        int scale;
+
+        /**
+         * Reads {@code [start, end)} of {@code in}: false when it is not
+         * {@code [-]<digits>e[+|-]<digits>} with a scale in CQL's int range.
+         */
+        boolean parse(byte[] in, int start, int end)
+        {
+            int p = start;
+            negative = p < end && in[p] == '-';
+            if (negative) {
+                p++;
             }
-            exponent = exponent * 10 + (b - '0');
+            // Leading zeros carry no digit of the coefficient (BigDecimal drops them too).
+            while (p + 1 < end && in[p] == '0' && isDigit(in[p + 1])) {
+                p++;
+            }
+            digitsStart = p;
+            while (p < end && isDigit(in[p])) {
+                p++;
+            }
+            digitsEnd = p;
+            if (digitsEnd == digitsStart || p >= end || (in[p] != 'e' && in[p] != 'E')) {
+                return false;
+            }
+            p++;
+            boolean negativeExponent = p < end && in[p] == '-';
+            if (p < end && (in[p] == '-' || in[p] == '+')) {
+                p++;
+            }
+            if (p >= end || end - p > 10) {
+                return false;
+            }
+            long exponent = 0;
+            for (; p < end; p++) {
+                if (!isDigit(in[p])) {
+                    return false;
+                }
+                exponent = exponent * 10 + (in[p] - '0');
+            }
+            long valueScale = negativeExponent ? exponent : -exponent;
+            if (valueScale > Integer.MAX_VALUE || valueScale < Integer.MIN_VALUE) {
+                return false;
+            }
+            scale = (int) valueScale;
+            return true;
         }
-        long scale = negativeExponent ? exponent : -exponent;
-        if (scale > Integer.MAX_VALUE || scale < Integer.MIN_VALUE) {
-            return -1;
+
+        int digits()
+        {
+            return digitsEnd - digitsStart;
         }
-        boolean zero = digits == 1 && in[digitsStart] == '0';
+
+        boolean isZero(byte[] in)
+        {
+            return digits() == 1 && in[digitsStart] == '0';
+        }
+    }
+
+    /**
+     * Writes the BigDecimal text of the value {@code parsed} read from
+     * {@code in} to {@code out} from {@code at}, which must have room for
+     * the server's text and {@code MAX_GROWTH} bytes more; returns where the
+     * text ends.
+     */
+    static int rewrite(Parsed parsed, byte[] in, byte[] out, int at)
+    {
+        int digitsStart = parsed.digitsStart;
+        int digits = parsed.digits();
+        long scale = parsed.scale;
         int o = at;
-        if (negative && !zero) {
+        if (parsed.negative && !parsed.isZero(in)) {
             out[o++] = '-';
         }
         long adjusted = digits - 1 - scale;

@@ -24,10 +24,11 @@ class TestDecimalText
         // At an offset, as a value of a column other than its first.
         byte[] in = ("xx" + text + "yy").getBytes(UTF_8);
         byte[] out = new byte[3 + text.length() + DecimalText.MAX_GROWTH];
-        int end = DecimalText.rewrite(in, 2, in.length - 2, out, 3);
-        if (end < 0) {
+        DecimalText.Parsed parsed = new DecimalText.Parsed();
+        if (!parsed.parse(in, 2, in.length - 2)) {
             return null;
         }
+        int end = DecimalText.rewrite(parsed, in, out, 3);
         assertThat(end - 3).as("length of %s's text", text).isLessThanOrEqualTo(text.length() + DecimalText.MAX_GROWTH);
         return new String(out, 3, end - 3, UTF_8);
     }
