@@ -3,6 +3,7 @@ package io.sstableflight.trino;
 import com.google.common.base.Ticker;
 import com.google.common.cache.Cache;
 import com.google.common.cache.CacheBuilder;
+import com.google.common.cache.CacheStats;
 import com.google.common.util.concurrent.UncheckedExecutionException;
 import com.google.inject.Inject;
 import io.airlift.units.Duration;
@@ -54,8 +55,8 @@ public final class MetadataCache
         this.clients = requireNonNull(clients, "clients is null");
         this.statisticsTimeoutMillis = statisticsTimeout.toMillis();
         long nanos = ttl.roundTo(NANOSECONDS);
-        this.listing = CacheBuilder.newBuilder().expireAfterWrite(nanos, NANOSECONDS).ticker(ticker).build();
-        this.stats = CacheBuilder.newBuilder().expireAfterWrite(nanos, NANOSECONDS).maximumSize(MAX_STATS).ticker(ticker).build();
+        this.listing = CacheBuilder.newBuilder().expireAfterWrite(nanos, NANOSECONDS).ticker(ticker).recordStats().build();
+        this.stats = CacheBuilder.newBuilder().expireAfterWrite(nanos, NANOSECONDS).maximumSize(MAX_STATS).ticker(ticker).recordStats().build();
     }
 
     /** The served tables (their Arrow schemas and planning), in the server's order: the kept listing while it is fresh. */
@@ -81,6 +82,25 @@ public final class MetadataCache
     public Optional<TableStats> keptStats(SstableFlightTableHandle table)
     {
         return Optional.ofNullable(stats.getIfPresent(table));
+    }
+
+    /** Drops the kept listing and every kept table-stats (CALL system.flush_metadata_cache()): the next query reads them from the server. */
+    public void flush()
+    {
+        listing.invalidateAll();
+        stats.invalidateAll();
+    }
+
+    /** Hits and loads of the kept listing (JMX, MetadataCacheStats). */
+    CacheStats listingStats()
+    {
+        return listing.stats();
+    }
+
+    /** Hits and loads of the kept table-stats (JMX, MetadataCacheStats). */
+    CacheStats tableStatsStats()
+    {
+        return stats.stats();
     }
 
     private Map<SstableFlightTableHandle, ServedTable> list()

@@ -65,6 +65,7 @@ public final class TestCluster
     private final String liveKeyspace;
     private int livePort;
     private int killPort;
+    private int flushPort;
     private List<String> liveTables = List.of();
     private boolean liveLoaded;
     private boolean liveStarted;
@@ -104,6 +105,12 @@ public final class TestCluster
     public int killPort()
     {
         return killPort;
+    }
+
+    /** The port of catalog sstable_flush's one server (metadata kept for an hour), which FlushMetadataCacheIT starts. */
+    public int flushPort()
+    {
+        return flushPort;
     }
 
     /** The keyspace holding the oa corpus in the live node, the same in catalogs cassandra and sstable_live. */
@@ -240,6 +247,7 @@ public final class TestCluster
 
         livePort = freePort();
         killPort = freePort();
+        flushPort = freePort();
         trinoPort = freePort();
         ring = new RingCluster(clusterNodes, "trino_it_ring_" + ProcessHandle.current().pid());
         Path trinoDir = Files.createDirectories(workDir.resolve("trino"));
@@ -302,6 +310,8 @@ public final class TestCluster
         flightCatalog(catalogs, "sstable_live", "grpc://127.0.0.1:" + livePort);
         // ServerKillIT's: nothing listens on its port until that test starts a server there, and kills it.
         flightCatalog(catalogs, "sstable_kill", "grpc://127.0.0.1:" + killPort);
+        // FlushMetadataCacheIT's: its listing and stats kept for an hour, so only the procedure shows a change.
+        flightCatalog(catalogs, "sstable_flush", "grpc://127.0.0.1:" + flushPort, "sstable-flight.metadata-cache-ttl=1h");
         ring.writeCatalogs(catalogs);
         // Trino 476 needs Java 24+: the JVM running this suite is the one deploy/local/java25.sh chose.
         String javaHome = System.getProperty("java.home");
