@@ -289,6 +289,10 @@ public final class TestCluster
         for (Map.Entry<String, Integer> server : serverPorts.entrySet()) {
             flightCatalog(catalogs, "sstable_" + server.getKey(), "grpc://127.0.0.1:" + server.getValue());
         }
+        // DecimalMappingIT's: the oa corpus with decimals as DECIMAL(38, 8) rounded half up, and as DECIMAL(38, 10) that may not round.
+        flightCatalog(catalogs, "sstable_oa_decimal", "grpc://127.0.0.1:" + serverPorts.get("oa"),
+                "sstable-flight.decimal-mapping=DECIMAL", "sstable-flight.decimal-scale=8", "sstable-flight.decimal-rounding-mode=HALF_UP");
+        flightCatalog(catalogs, "sstable_oa_decimal_exact", "grpc://127.0.0.1:" + serverPorts.get("oa"), "sstable-flight.decimal-mapping=DECIMAL");
         String tlsUri = "grpc+tls://127.0.0.1:" + tlsPort;
         String mtlsUri = "grpc+tls://127.0.0.1:" + mtlsPort;
         String ca = "sstable-flight.tls.ca-file=" + tls.certificate();
