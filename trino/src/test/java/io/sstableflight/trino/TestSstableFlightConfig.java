@@ -55,6 +55,11 @@ class TestSstableFlightConfig
                 .setTlsKeyFile(null)
                 .setRpcTimeout(new Duration(30, SECONDS))
                 .setMetadataCacheTtl(new Duration(10, SECONDS))
+                .setStatisticsTimeout(new Duration(2, SECONDS))
+                .setDynamicFilteringWaitTimeout(new Duration(1, SECONDS))
+                .setChannelsPerServer(4)
+                .setFetchThreads(8)
+                .setNextBatchTimeout(new Duration(5, MINUTES))
                 .setMemoryLimit(DataSize.of(1, GIGABYTE))
                 .setPushdown(true)
                 .setScanSplits(0)
@@ -82,6 +87,11 @@ class TestSstableFlightConfig
                 .put("sstable-flight.tls.key-file", key.toString())
                 .put("sstable-flight.rpc-timeout", "1m")
                 .put("sstable-flight.metadata-cache-ttl", "0s")
+                .put("sstable-flight.statistics-timeout", "500ms")
+                .put("sstable-flight.dynamic-filtering.wait-timeout", "30s")
+                .put("sstable-flight.channels-per-server", "2")
+                .put("sstable-flight.fetch-threads", "3")
+                .put("sstable-flight.next-batch-timeout", "90s")
                 .put("sstable-flight.memory-limit", "2GB")
                 .put("sstable-flight.pushdown", "false")
                 .put("sstable-flight.scan-splits", "8")
@@ -100,6 +110,11 @@ class TestSstableFlightConfig
                 .setTlsKeyFile(key.toString())
                 .setRpcTimeout(new Duration(1, MINUTES))
                 .setMetadataCacheTtl(new Duration(0, SECONDS))
+                .setStatisticsTimeout(new Duration(500, java.util.concurrent.TimeUnit.MILLISECONDS))
+                .setDynamicFilteringWaitTimeout(new Duration(30, SECONDS))
+                .setChannelsPerServer(2)
+                .setFetchThreads(3)
+                .setNextBatchTimeout(new Duration(90, SECONDS))
                 .setMemoryLimit(DataSize.of(2, GIGABYTE))
                 .setPushdown(false)
                 .setScanSplits(8)
@@ -134,6 +149,11 @@ class TestSstableFlightConfig
         // The server plans 1..4096 endpoints.
         assertFailsValidation(valid().setScanSplits(4097), "scanSplits", "must be less than or equal to 4096", Max.class);
         assertFailsValidation(valid().setScanSplits(-1), "scanSplits", "must be greater than or equal to 0", Min.class);
+        assertFailsValidation(valid().setStatisticsTimeout(new Duration(0, SECONDS)), "statisticsTimeout", "must be greater than or equal to 1ms", io.airlift.units.MinDuration.class);
+        assertFailsValidation(valid().setChannelsPerServer(0), "channelsPerServer", "must be greater than or equal to 1", Min.class);
+        assertFailsValidation(valid().setChannelsPerServer(65), "channelsPerServer", "must be less than or equal to 64", Max.class);
+        assertFailsValidation(valid().setFetchThreads(0), "fetchThreads", "must be greater than or equal to 1", Min.class);
+        assertFailsValidation(valid().setNextBatchTimeout(new Duration(500, java.util.concurrent.TimeUnit.MILLISECONDS)), "nextBatchTimeout", "must be greater than or equal to 1s", io.airlift.units.MinDuration.class);
     }
 
     @Test
