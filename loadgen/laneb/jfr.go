@@ -24,6 +24,28 @@ type Profile struct {
 	// Samples with a frame of the area anywhere on the stack: how much
 	// of Trino's work was on behalf of gRPC, Arrow, the connector.
 	AreasOnStack []FrameShare `json:"areas_on_stack"`
+	// Packages are top frames by Java package (its first four names),
+	// finer than Areas: where Trino's engine itself spends its time.
+	Packages []FrameShare `json:"packages"`
+	// PackagesOnStack are samples with a frame of the package anywhere
+	// on the stack, but for the JDK's and the HTTP server's (plumbing
+	// every thread shares).
+	PackagesOnStack []FrameShare `json:"packages_on_stack"`
+	// Connectors are samples with a frame of a connector or of the
+	// libraries only it uses anywhere on the stack: a connector's share
+	// of Trino's CPU with its transport (gRPC's and Netty's threads work
+	// for the connector without its frames on their stacks).
+	Connectors []FrameShare `json:"connectors"`
+}
+
+// connectorGroups name each connector with the code only it brings into
+// Trino. Netty is in both: each catalog's profile runs one of them.
+var connectorGroups = []struct {
+	name     string
+	prefixes []string
+}{
+	{"our connector with gRPC, Arrow and Netty", []string{"io.sstableflight.", "io.grpc.", "org.apache.arrow.", "io.netty."}},
+	{"Trino's cassandra connector with the DataStax driver and Netty", []string{"io.trino.plugin.cassandra.", "com.datastax.", "io.netty."}},
 }
 
 // FrameShare is one method (or area) and its share of the samples.
@@ -90,6 +112,7 @@ func (j JFR) Summarize(ctx context.Context, path, what string, top int) (*Profil
 // "pkg.Class.method(Args) line: N".
 func ParseSamples(r io.Reader, top int) (*Profile, error) {
 	self, incl, areas, onStack := map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
+	pkgs, pkgsOn, groups := map[string]int{}, map[string]int{}, map[string]int{}
 	p := &Profile{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -108,6 +131,7 @@ func ParseSamples(r io.Reader, top int) (*Profile, error) {
 			p.Samples++
 			self[stack[0]]++
 			areas[area(stack[0])]++
+			pkgs[javaPackage(stack[0])]++
 			seen := map[string]bool{}
 			for _, f := range stack {
 				if !plumbing(f) && !seen[f] {
@@ -117,6 +141,16 @@ func ParseSamples(r io.Reader, top int) (*Profile, error) {
 				if a := "area " + area(f); !seen[a] {
 					seen[a] = true
 					onStack[a[len("area "):]]++
+				}
+				if pk := "package " + javaPackage(f); !plumbing(f) && !seen[pk] {
+					seen[pk] = true
+					pkgsOn[pk[len("package "):]]++
+				}
+				for _, g := range connectorGroups {
+					if k := "group " + g.name; !seen[k] && hasPrefix(f, g.prefixes) {
+						seen[k] = true
+						groups[g.name]++
+					}
 				}
 			}
 		case in:
@@ -132,7 +166,43 @@ func ParseSamples(r io.Reader, top int) (*Profile, error) {
 	p.Inclusive = shares(incl, p.Samples, top)
 	p.Areas = shares(areas, p.Samples, 0)
 	p.AreasOnStack = shares(onStack, p.Samples, 0)
+	p.Packages = shares(pkgs, p.Samples, top)
+	p.PackagesOnStack = shares(pkgsOn, p.Samples, top)
+	p.Connectors = shares(groups, p.Samples, 0)
 	return p, nil
+}
+
+// Share is the percent of samples of the named entry of list (0 if absent).
+func Share(list []FrameShare, name string) float64 {
+	for _, f := range list {
+		if f.Name == name {
+			return f.Percent
+		}
+	}
+	return 0
+}
+
+func hasPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// javaPackage is a frame's package: its names before the first that
+// starts with a capital (the class), at most four of them.
+func javaPackage(frame string) string {
+	parts := strings.Split(frame, ".")
+	n := 0
+	for n < len(parts)-1 && n < 4 && parts[n] != "" && !(parts[n][0] >= 'A' && parts[n][0] <= 'Z') {
+		n++
+	}
+	if n == 0 {
+		return "(default package)"
+	}
+	return strings.Join(parts[:n], ".")
 }
 
 // frameName is "pkg.Class.method" of a frame line; "..." (a stack cut
@@ -151,12 +221,7 @@ func frameName(line string) string {
 // and the HTTP server's): on the inclusive list it would only push the
 // methods that say what the work was off the top.
 func plumbing(frame string) bool {
-	for _, p := range []string{"java.", "jdk.", "sun.", "org.glassfish.", "org.eclipse.jetty.", "io.airlift.http."} {
-		if strings.HasPrefix(frame, p) {
-			return true
-		}
-	}
-	return false
+	return hasPrefix(frame, []string{"java.", "jdk.", "sun.", "org.glassfish.", "org.eclipse.jetty.", "io.airlift.http."})
 }
 
 // area names the code a top frame belongs to.

@@ -97,6 +97,32 @@ func TestParseSamples(t *testing.T) {
 	if on["our connector (io.sstableflight)"] != 100 || on["Trino engine (io.trino)"] != 50 || on["gRPC (io.grpc)"] != 0 {
 		t.Errorf("areas on the stack = %+v", p.AreasOnStack)
 	}
+	// Packages: the top frames' are our connector's and Arrow's; on the
+	// stack, Trino's operator package is in one sample of two.
+	if Share(p.Packages, "io.sstableflight.trino") != 50 || Share(p.Packages, "org.apache.arrow.memory") != 50 {
+		t.Errorf("packages = %+v", p.Packages)
+	}
+	if Share(p.PackagesOnStack, "io.trino.operator") != 50 || Share(p.PackagesOnStack, "java.lang") != 0 {
+		t.Errorf("packages on the stack = %+v", p.PackagesOnStack)
+	}
+	// Our connector with its transport is in both samples, the cassandra
+	// connector's group in none.
+	if Share(p.Connectors, ourConnector) != 100 || len(p.Connectors) != 1 {
+		t.Errorf("connectors = %+v", p.Connectors)
+	}
+}
+
+func TestJavaPackage(t *testing.T) {
+	for in, want := range map[string]string{
+		"io.trino.sql.planner.optimizations.PredicatePushDown.visit": "io.trino.sql.planner",
+		"io.trino.operator.Driver.process":                           "io.trino.operator",
+		"java.lang.Thread.run":                                       "java.lang",
+		"Foo.bar":                                                    "(default package)",
+	} {
+		if got := javaPackage(in); got != want {
+			t.Errorf("javaPackage(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
 
 func TestJudge(t *testing.T) {
@@ -126,6 +152,55 @@ func TestJudge(t *testing.T) {
 	for i, g := range r.Goals {
 		if g.Met != want[i] {
 			t.Errorf("goal %q met = %v, want %v (%s)", g.Name, g.Met, want[i], g.Detail)
+		}
+	}
+}
+
+// TestJudgeJoinAndConcurrency: the join is judged on its ratio to the
+// peer and to its keys' direct lookups, each level on its qps ratio (an
+// error through ours fails it), and the profile on our connector's share
+// with its transport.
+func TestJudgeJoinAndConcurrency(t *testing.T) {
+	r := &Report{Targets: DefaultTargets()}
+	r.Results = []Result{{Query: JoinQuery("ks", 100), Ours: Arm{P50MS: 50, Join: &JoinEvidence{ScanOpFound: true, ProbeRows: 100}},
+		Peer: Arm{P50MS: 5000, Join: &JoinEvidence{ScanOpFound: true, ProbeRows: 2_000_000}}, Ratio: 100, Match: true}}
+	r.Join = &JoinReport{Keys: 100, Lookups: &Lookups{ServerP50MS: 20}}
+	r.Concurrency = &Concurrency{Clients: []int{8, 32, 64}, Levels: []Level{
+		{Clients: 8, Ours: LevelRun{LoadStats: LoadStats{QPS: 60}}, Peer: LevelRun{LoadStats: LoadStats{QPS: 50}}, Ratio: 1.2},
+		{Clients: 32, Ours: LevelRun{LoadStats: LoadStats{QPS: 60, Errors: 1}}, Peer: LevelRun{LoadStats: LoadStats{QPS: 50}}, Ratio: 1.2},
+	}, Profile: &Profile{Samples: 100, Connectors: []FrameShare{{Name: ourConnector, Percent: 12}}},
+		Profiled: &LevelRun{LoadStats: LoadStats{OK: 300}}}
+	r.Judge()
+	want := map[string]bool{
+		"kv: join of 100 keys p50 ≥ 20× faster through ours":                                   true,
+		"kv: join p50 through ours ≤ 3× its 100 keys' direct lookups' total server time":       true, // 50 ms against 20 ms: 2.5×
+		"kv: keyed lookups at 8 clients, ours' qps ≥ 1× cassandra's":                           true,
+		"kv: keyed lookups at 32 clients, ours' qps ≥ 1× cassandra's":                          false, // an error through ours
+		"kv: keyed lookups at 64 clients, ours' qps ≥ 1× cassandra's":                          false, // not measured
+		"our connector's share of Trino's CPU per keyed query ≤ 10% (JFR, with its transport)": false, // 12%
+	}
+	got := map[string]bool{}
+	for _, g := range r.Goals {
+		got[g.Name] = g.Met
+	}
+	for name, met := range want {
+		if m, ok := got[name]; !ok || m != met {
+			t.Errorf("goal %q: met %v (present %v), want %v", name, m, ok, met)
+		}
+	}
+	// A profile of failing queries judges nothing, however small the
+	// connector's share in it.
+	r.Concurrency.Profile.Connectors[0].Percent = 1
+	r.Concurrency.Profiled.Errors = 5
+	r.Judge()
+	if g := r.Goals[len(r.Goals)-1]; g.Met || !strings.Contains(g.Detail, "5 errors") {
+		t.Errorf("profile of a failing run: %+v", g)
+	}
+	md := r.Markdown(1, "t")
+	for _, s := range []string{"# Join of 100 keys to kv", "| kv rows the page sources read (probe scan's physicalInputPositions) | 100 | 2000000 |",
+		"| 32 | ratio ours/cassandra | 1.20× |", "# Keyed lookups under concurrency"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("markdown lacks %q:\n%s", s, md)
 		}
 	}
 }

@@ -9,14 +9,26 @@ import (
 	"github.com/sstable-flight/sstable-flight/loadgen/lanea"
 )
 
-// Targets are issue #16's Lane B goals.
+// Targets are issue #16's Lane B goals and issue #24's join and
+// concurrency goals.
 type Targets struct {
 	ScanRatio   float64       `json:"scan_ratio"`    // each full scan: cassandra p50 / ours p50 at least this
 	PointMaxP50 time.Duration `json:"point_max_p50"` // keyed lookup and LIMIT 10 through ours, warm
+	JoinRatio   float64       `json:"join_ratio"`    // the join: cassandra p50 / ours p50 at least this
+	// JoinLookups bounds the join's p50 through ours as a multiple of
+	// its keys' direct lookups' total server time.
+	JoinLookups float64 `json:"join_lookups"`
+	QPSRatio    float64 `json:"qps_ratio"` // keyed lookups under load: ours qps / cassandra qps at least this, at every level
+	// ConnectorShare bounds our connector's share of Trino's CPU per
+	// keyed query (percent of JFR samples, the connector with its
+	// transport anywhere on the stack).
+	ConnectorShare float64 `json:"connector_share_pct"`
 }
 
-// DefaultTargets are the issue's numbers.
-func DefaultTargets() Targets { return Targets{ScanRatio: 5, PointMaxP50: 100 * time.Millisecond} }
+// DefaultTargets are the issues' numbers.
+func DefaultTargets() Targets {
+	return Targets{ScanRatio: 5, PointMaxP50: 100 * time.Millisecond, JoinRatio: 20, JoinLookups: 3, QPSRatio: 1, ConnectorShare: 10}
+}
 
 // Goal is one target judged against this run.
 type Goal struct {
@@ -36,6 +48,8 @@ type Report struct {
 	Goals        []Goal       `json:"goals"`
 	Profile      *Profile     `json:"profile,omitempty"`
 	PeerProfile  *Profile     `json:"peer_profile,omitempty"`
+	Join         *JoinReport  `json:"join,omitempty"`        // nil: no join asked for
+	Concurrency  *Concurrency `json:"concurrency,omitempty"` // nil: no concurrency asked for
 	Error        string       `json:"error,omitempty"`
 }
 
@@ -100,6 +114,8 @@ func (r *Report) Judge() {
 			})
 		}
 	}
+	r.judgeJoin()
+	r.judgeConcurrency()
 }
 
 func fmtMS(v float64) string {
@@ -146,36 +162,46 @@ func (r *Report) Markdown(level int, title string) string {
 	b.WriteString("page-source read time is Trino's physicalInputReadTime, the page sources' own account of time spent reading; ")
 	b.WriteString("source CPU is the sstable-flight process's (ours) or the Cassandra node's (cassandra) CPU during that run, from /proc; ")
 	b.WriteString("analysis + planning is Trino's analysisTime and planningTime of that run, where a connector's metadata, statistics and pushdown calls fall.\n\n")
-	fmt.Fprintf(&b, "%s# Targets (issue #16, Lane B)\n\n", h)
+	r.joinMarkdown(&b, h)
+	r.concurrencyMarkdown(&b, h)
+	fmt.Fprintf(&b, "%s# Targets (issues #16 and #24, Lane B)\n\n", h)
 	for _, g := range r.Goals {
 		fmt.Fprintf(&b, "- %s: %s (%s)\n", g.Name, metWord(g.Met), g.Detail)
 	}
 	b.WriteString("\n")
 	for _, p := range []*Profile{r.Profile, r.PeerProfile} {
-		if p == nil {
-			continue
+		if p != nil {
+			fmt.Fprintf(&b, "%s# Trino profile: %s\n\n", h, p.What)
+			profileMarkdown(&b, p)
 		}
-		fmt.Fprintf(&b, "%s# Trino profile: %s\n\n", h, p.What)
-		fmt.Fprintf(&b, "JFR execution samples (settings=profile): %d, recording %s.\n\n", p.Samples, p.File)
-		onStack := map[string]float64{}
-		for _, a := range p.AreasOnStack {
-			onStack[a.Name] = a.Percent
-		}
-		b.WriteString("| code area | top frame (self) | anywhere on the stack |\n|---|---:|---:|\n")
-		for _, a := range p.Areas {
-			fmt.Fprintf(&b, "| %s | %.1f%% | %.1f%% |\n", a.Name, a.Percent, onStack[a.Name])
-		}
-		b.WriteString("\n| top frame | self |\n|---|---:|\n")
-		for _, f := range p.Self {
-			fmt.Fprintf(&b, "| `%s` | %.1f%% |\n", f.Name, f.Percent)
-		}
-		b.WriteString("\n| method on the stack | inclusive |\n|---|---:|\n")
-		for _, f := range p.Inclusive {
-			fmt.Fprintf(&b, "| `%s` | %.1f%% |\n", f.Name, f.Percent)
-		}
-		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// profileMarkdown writes a profile's tables: code areas, connectors,
+// top frames, packages and methods on the stack.
+func profileMarkdown(b *strings.Builder, p *Profile) {
+	fmt.Fprintf(b, "JFR execution samples (settings=profile): %d, recording %s.\n\n", p.Samples, p.File)
+	b.WriteString("| code area | top frame (self) | anywhere on the stack |\n|---|---:|---:|\n")
+	for _, a := range p.Areas {
+		fmt.Fprintf(b, "| %s | %.1f%% | %.1f%% |\n", a.Name, a.Percent, Share(p.AreasOnStack, a.Name))
+	}
+	b.WriteString("\n")
+	shareTable(b, "connector with the libraries only it uses", "anywhere on the stack", "%s", p.Connectors)
+	shareTable(b, "top frame", "self", "`%s`", p.Self)
+	shareTable(b, "package of the top frame", "self", "`%s`", p.Packages)
+	shareTable(b, "package on the stack", "inclusive", "`%s`", p.PackagesOnStack)
+	shareTable(b, "method on the stack", "inclusive", "`%s`", p.Inclusive)
+}
+
+// shareTable writes one two-column table of names (in nameFormat) and
+// their shares, and a blank line.
+func shareTable(b *strings.Builder, what, share, nameFormat string, list []FrameShare) {
+	fmt.Fprintf(b, "| %s | %s |\n|---|---:|\n", what, share)
+	for _, f := range list {
+		fmt.Fprintf(b, "| "+nameFormat+" | %.1f%% |\n", f.Name, f.Percent)
+	}
+	b.WriteString("\n")
 }
 
 func nsRow(v float64) string {

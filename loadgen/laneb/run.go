@@ -24,13 +24,17 @@ type Query struct {
 	SQL   string `json:"sql"`
 	Scan  bool   `json:"scan"`     // a full scan (the 5× target) rather than a point query
 	Limit bool   `json:"limit_10"` // rows are compared by count only: which ten rows is not defined
+	// Join is the dimension join (issue #24): run once per round, as a
+	// scan is (through cassandra it scans kv), and its QueryInfo read for
+	// the dynamic-filter evidence.
+	Join bool `json:"join,omitempty"`
 }
 
 // Queries are issue #16's Lane B set over Lane A's two tables: count(*),
 // sum(length(v)), a GROUP BY over the time series, a keyed lookup and
 // LIMIT 10. ts has no text v, so its sum(length) reads tag.
 func Queries(d lanea.Dataset) []Query {
-	kvKey := fmt.Sprintf("k%010d", d.KVRows/2)
+	kvKey := kvKey(d.KVRows / 2)
 	series := fmt.Sprintf("series-%08d", d.TSPartitions/2)
 	return []Query{
 		{Table: lanea.KVTable, Name: "count(*)", SQL: "SELECT count(*) FROM %s", Scan: true},
@@ -77,6 +81,11 @@ type Arm struct {
 	Splits       int     `json:"splits"`
 	SourceCPUMS  float64 `json:"source_cpu_ms"` // sstable-flight's or Cassandra's process CPU in the median run
 	Rows         int     `json:"result_rows"`
+	// Join is the dynamic-filter evidence of the median run (join only).
+	Join *JoinEvidence `json:"join,omitempty"`
+	// Info is the median run's QueryInfo (join only), written beside the
+	// report.
+	Info json.RawMessage `json:"-"`
 }
 
 // Result is one query through both catalogs.
@@ -113,7 +122,7 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 				continue
 			}
 			reps := 1
-			if !q.Scan {
+			if !q.Scan && !q.Join {
 				reps = max(1, cfg.PointRepeat)
 			}
 			for rep := 0; rep < reps && !failed[i]; rep++ {
@@ -179,6 +188,7 @@ type run struct {
 	stats  QueryStats
 	source time.Duration
 	rows   [][]any
+	info   json.RawMessage // the join's QueryInfo; nil for other queries
 }
 
 // once runs q through one catalog, with the CPU its data source (the
@@ -194,7 +204,11 @@ func (cfg *Config) once(ctx context.Context, q Query, cat string) (run, error) {
 	if err != nil {
 		return run{}, err
 	}
-	return run{wall: r.Wall, stats: r.Stats, source: ProcessCPU(pid) - before, rows: r.Rows}, nil
+	out := run{wall: r.Wall, stats: r.Stats, source: ProcessCPU(pid) - before, rows: r.Rows}
+	if q.Join {
+		out.info = r.Info
+	}
+	return out, nil
 }
 
 func result(q Query, ours, peer []run) Result {
@@ -203,6 +217,17 @@ func result(q Query, ours, peer []run) Result {
 		res.Ratio = res.Peer.P50MS / res.Ours.P50MS
 	}
 	res.Match, res.Note = sameRows(q, ours[0].rows, peer[0].rows)
+	for _, a := range []*Arm{&res.Ours, &res.Peer} {
+		if a.Info == nil {
+			continue
+		}
+		ev, err := ParseJoinEvidence(a.Info, a.Catalog)
+		if err != nil {
+			res.Note = strings.TrimPrefix(res.Note+"; "+err.Error(), "; ")
+			continue
+		}
+		a.Join = &ev
+	}
 	return res
 }
 
@@ -229,6 +254,7 @@ func arm(cat string, runs []run) Arm {
 	}
 	a.SourceCPUMS = ms(m.source)
 	a.Rows = len(m.rows)
+	a.Info = m.info
 	return a
 }
 

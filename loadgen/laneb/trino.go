@@ -29,6 +29,10 @@ type Answer struct {
 	Rows    [][]any
 	Wall    time.Duration // from the POST to the last page, as the client saw it
 	Stats   QueryStats
+	// Info is the finished query's whole QueryInfo, as Trino sent it
+	// (the join's dynamic-filter evidence is read from its plan and
+	// operator summaries); nil from Rows.
+	Info json.RawMessage
 }
 
 // QueryStats is what Lane B reads of a finished query's QueryInfo
@@ -67,9 +71,20 @@ const noNodesWait = time.Minute
 // Trino refused with NO_NODES_AVAILABLE is asked again for up to
 // noNodesWait; its Answer's Wall counts only the attempt that ran.
 func (c *Client) Query(ctx context.Context, sql string) (*Answer, error) {
+	return c.retry(ctx, sql, true)
+}
+
+// Rows runs sql to completion without reading its QueryInfo, as a
+// user's client does: the concurrency runs' many keyed lookups would
+// otherwise add a QueryInfo request per query to the coordinator's load.
+func (c *Client) Rows(ctx context.Context, sql string) (*Answer, error) {
+	return c.retry(ctx, sql, false)
+}
+
+func (c *Client) retry(ctx context.Context, sql string, info bool) (*Answer, error) {
 	deadline := time.Now().Add(noNodesWait)
 	for {
-		res, err := c.query(ctx, sql)
+		res, err := c.query(ctx, sql, info)
 		var refused *noNodesError
 		if !errors.As(err, &refused) || time.Now().After(deadline) {
 			return res, err
@@ -87,7 +102,7 @@ type noNodesError struct{ msg string }
 
 func (e *noNodesError) Error() string { return e.msg }
 
-func (c *Client) query(ctx context.Context, sql string) (*Answer, error) {
+func (c *Client) query(ctx context.Context, sql string, info bool) (*Answer, error) {
 	start := time.Now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.Base+"/v1/statement", strings.NewReader(sql))
 	if err != nil {
@@ -118,7 +133,10 @@ func (c *Client) query(ctx context.Context, sql string) (*Answer, error) {
 		}
 	}
 	res.Wall = time.Since(start)
-	if res.Stats, err = c.queryStats(ctx, res.QueryID); err != nil {
+	if !info {
+		return res, nil
+	}
+	if res.Stats, res.Info, err = c.queryStats(ctx, res.QueryID); err != nil {
 		return nil, fmt.Errorf("query %q: %w", sql, err)
 	}
 	return res, nil
@@ -132,28 +150,34 @@ func (c *Client) user() string {
 }
 
 func (c *Client) do(req *http.Request, v any) error {
+	_, err := c.doBody(req, v)
+	return err
+}
+
+// doBody is do, also returning the response body it decoded.
+func (c *Client) doBody(req *http.Request, v any) ([]byte, error) {
 	h := c.HTTP
 	if h == nil {
 		h = http.DefaultClient
 	}
 	resp, err := h.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", req.URL.Path, err)
+		return nil, fmt.Errorf("read %s: %w", req.URL.Path, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s %s: HTTP %d: %s", req.Method, req.URL.Path, resp.StatusCode, firstBytes(body, 300))
+		return nil, fmt.Errorf("%s %s: HTTP %d: %s", req.Method, req.URL.Path, resp.StatusCode, firstBytes(body, 300))
 	}
 	d := json.NewDecoder(bytes.NewReader(body))
 	d.UseNumber()
 	if err := d.Decode(v); err != nil {
-		return fmt.Errorf("decode %s: %w", req.URL.Path, err)
+		return nil, fmt.Errorf("decode %s: %w", req.URL.Path, err)
 	}
-	return nil
+	return body, nil
 }
 
 func firstBytes(b []byte, n int) string {
@@ -191,19 +215,20 @@ type queryInfo struct {
 // queryStats reads the finished query's QueryInfo. The final statement
 // page can come a moment before the info records the query as done, so
 // it waits (briefly) for a final state.
-func (c *Client) queryStats(ctx context.Context, id string) (QueryStats, error) {
+func (c *Client) queryStats(ctx context.Context, id string) (QueryStats, json.RawMessage, error) {
 	var qs QueryStats
 	deadline := time.Now().Add(10 * time.Second)
 	var qi queryInfo
+	var body []byte
 	for {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.Base+"/v1/query/"+id, nil)
 		if err != nil {
-			return qs, err
+			return qs, nil, err
 		}
 		req.Header.Set("X-Trino-User", c.user())
 		qi = queryInfo{}
-		if err := c.do(req, &qi); err != nil {
-			return qs, fmt.Errorf("read query info %s: %w", id, err)
+		if body, err = c.doBody(req, &qi); err != nil {
+			return qs, nil, fmt.Errorf("read query info %s: %w", id, err)
 		}
 		if qi.State == "FINISHED" || qi.State == "FAILED" || time.Now().After(deadline) {
 			break
@@ -242,9 +267,9 @@ func (c *Client) queryStats(ctx context.Context, id string) (QueryStats, error) 
 		qs.Splits += op.TotalDrivers
 	}
 	if len(errs) > 0 {
-		return qs, fmt.Errorf("read query info %s: %w", id, errs[0])
+		return qs, nil, fmt.Errorf("read query info %s: %w", id, errs[0])
 	}
-	return qs, nil
+	return qs, body, nil
 }
 
 // ParseDuration reads airlift's Duration text: a decimal and one of the

@@ -53,10 +53,10 @@ func TestQueryAsksAgainWhileTrinoHasNoNode(t *testing.T) {
 	}
 }
 
-// TestRunRepeatsPointQueries: a round runs a full scan once and a point
-// query PointRepeat times through each catalog, records every run after
-// the warm-ups, and reads each run's analysis and planning time from
-// its QueryInfo. The endpoint is a scripted Trino, as above.
+// TestRunRepeatsPointQueries: a round runs a full scan and the join once
+// and a point query PointRepeat times through each catalog, records every
+// run after the warm-ups, and reads each run's analysis and planning time
+// from its QueryInfo. The endpoint is a scripted Trino, as above.
 func TestRunRepeatsPointQueries(t *testing.T) {
 	var mu sync.Mutex
 	asked := map[string]int{}
@@ -81,6 +81,7 @@ func TestRunRepeatsPointQueries(t *testing.T) {
 		Queries: []Query{
 			{Table: "t", Name: "count(*)", SQL: "SELECT count(*) FROM %s", Scan: true},
 			{Table: "t", Name: "keyed lookup", SQL: "SELECT * FROM %s WHERE k = 1"},
+			{Table: "t", Name: "join", SQL: "SELECT * FROM %s JOIN d USING (k)", Join: true},
 		},
 		Warmups: 1, Runs: 2, PointRepeat: 3, Progress: io.Discard,
 	}
@@ -88,13 +89,22 @@ func TestRunRepeatsPointQueries(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if len(res) != 2 {
-		t.Fatalf("%d results, want 2", len(res))
+	if len(res) != 3 {
+		t.Fatalf("%d results, want 3", len(res))
+	}
+	// The join runs once per round, as a scan, and keeps its QueryInfo.
+	for _, a := range []Arm{res[2].Ours, res[2].Peer} {
+		if a.Join == nil || a.Join.ScanOpFound || len(a.Info) == 0 {
+			t.Errorf("join through %s: evidence %+v, %d bytes of query info; want evidence with no scan found", a.Catalog, a.Join, len(a.Info))
+		}
+	}
+	if res[0].Ours.Join != nil || res[0].Ours.Info != nil {
+		t.Errorf("count(*) kept join evidence")
 	}
 	for _, c := range []struct {
 		r          Result
 		runs, asks int
-	}{{res[0], 2, 3}, {res[1], 6, 9}} {
+	}{{res[0], 2, 3}, {res[1], 6, 9}, {res[2], 2, 3}} {
 		for _, a := range []Arm{c.r.Ours, c.r.Peer} {
 			if len(a.WallMS) != c.runs || a.PlanningMS != 4 {
 				t.Errorf("%s through %s: %d recorded runs, planning %.2f ms; want %d and 4 ms", c.r.Query.Name, a.Catalog, len(a.WallMS), a.PlanningMS, c.runs)

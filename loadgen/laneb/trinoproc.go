@@ -19,7 +19,8 @@ import (
 
 // TrinoSpec is how Lane B starts its one Trino: the 476 server install,
 // the plugin directory `make trino-plugin` built, and the two catalogs
-// over the same node, ours (sstable) and Trino's own (cassandra).
+// over the same node, ours (sstable) and Trino's own (cassandra), with
+// Trino's memory catalog for the join's dimension table.
 type TrinoSpec struct {
 	Home      string // trino-server-476 (deploy/local/install-trino.sh)
 	JavaHome  string // a Java 24+ JDK (deploy/local/java25.sh)
@@ -48,7 +49,7 @@ const (
 )
 
 // StartTrino writes Trino's configuration and starts it on a free
-// loopback port, returning once a query over both catalogs answers.
+// loopback port, returning once a query lists its catalogs.
 // `launcher run` execs the JVM, so the pid is the JVM's: jcmd attaches to
 // it and Stop ends it.
 func StartTrino(ctx context.Context, spec TrinoSpec) (*TrinoProc, error) {
@@ -73,12 +74,15 @@ func StartTrino(ctx context.Context, spec TrinoSpec) (*TrinoProc, error) {
 	}
 	// Our plugin is copied, so a rebuild during the run (Maven rewrites
 	// the jars) cannot change classes the JVM has yet to load. The
-	// cassandra plugin is Trino's own, linked.
+	// cassandra plugin and the memory one (the join's dimension table)
+	// are Trino's own, linked.
 	if err := copyFlat(spec.PluginDir, filepath.Join(plugins, "sstable-flight")); err != nil {
 		return nil, err
 	}
-	if err := os.Symlink(filepath.Join(spec.Home, "plugin", "cassandra"), filepath.Join(plugins, "cassandra")); err != nil {
-		return nil, fmt.Errorf("link cassandra plugin: %w", err)
+	for _, name := range []string{"cassandra", "memory"} {
+		if err := os.Symlink(filepath.Join(spec.Home, "plugin", name), filepath.Join(plugins, name)); err != nil {
+			return nil, fmt.Errorf("link %s plugin: %w", name, err)
+		}
 	}
 	files := map[string]string{
 		"node.properties": fmt.Sprintf("node.environment=laneb\nnode.id=lane-b\nnode.data-dir=%s\n", data),
@@ -91,8 +95,9 @@ func StartTrino(ctx context.Context, spec TrinoSpec) (*TrinoProc, error) {
 		}, "\n") + "\n",
 		"config.properties": fmt.Sprintf("coordinator=true\nnode-scheduler.include-coordinator=true\nhttp-server.http.port=%s\n"+
 			"discovery.uri=http://127.0.0.1:%s\nplugin.dir=%s\nquery.max-memory=1GB\nquery.max-memory-per-node=1GB\n", port, port, plugins),
-		"log.properties":                         "io.trino=WARN\n",
-		"catalog/" + OursCatalog + ".properties": "connector.name=sstable_flight\nsstable-flight.uri=" + spec.FlightURI + "\n",
+		"log.properties":                           "io.trino=WARN\n",
+		"catalog/" + OursCatalog + ".properties":   "connector.name=sstable_flight\nsstable-flight.uri=" + spec.FlightURI + "\n",
+		"catalog/" + MemoryCatalog + ".properties": "connector.name=memory\n",
 		"catalog/" + PeerCatalog + ".properties": fmt.Sprintf("connector.name=cassandra\ncassandra.contact-points=127.0.0.1\n"+
 			"cassandra.native-protocol-port=%d\ncassandra.load-policy.dc-aware.local-dc=datacenter1\n", spec.CQLPort),
 	}
@@ -120,7 +125,7 @@ func StartTrino(ctx context.Context, spec TrinoSpec) (*TrinoProc, error) {
 	return p, nil
 }
 
-// waitReady polls until Trino runs a query that lists both catalogs.
+// waitReady polls until Trino runs a query that lists the three catalogs.
 func (p *TrinoProc) waitReady(ctx context.Context, timeout time.Duration) error {
 	c := &Client{Base: p.Base, HTTP: &http.Client{Timeout: 10 * time.Second}}
 	deadline := time.Now().Add(timeout)
@@ -144,10 +149,10 @@ func (p *TrinoProc) waitReady(ctx context.Context, timeout time.Duration) error 
 				have[fmt.Sprint(row[0])] = true
 			}
 		}
-		if have[OursCatalog] && have[PeerCatalog] {
+		if have[OursCatalog] && have[PeerCatalog] && have[MemoryCatalog] {
 			return nil
 		}
-		last = fmt.Errorf("catalogs %v lack %s or %s", r.Rows, OursCatalog, PeerCatalog)
+		last = fmt.Errorf("catalogs %v lack %s, %s or %s", r.Rows, OursCatalog, PeerCatalog, MemoryCatalog)
 	}
 	return fmt.Errorf("wait for trino: not ready after %s (last: %v)", timeout, last)
 }

@@ -1,0 +1,81 @@
+package laneb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestLoadAccounting: every query is counted once, as a success or an
+// error; every client runs; the rate is the successes over the wall
+// time; the first errors are kept.
+// The query is a fake: this is the loop's bookkeeping, not a measure.
+func TestLoadAccounting(t *testing.T) {
+	const clients = 4
+	var (
+		mu       sync.Mutex
+		calls    = map[int]int{}
+		failures int
+	)
+	st := Load(context.Background(), clients, 50*time.Millisecond, func(_ context.Context, c int, i uint64) error {
+		mu.Lock()
+		calls[c]++
+		fail := i%4 == 3
+		if fail {
+			failures++
+		}
+		mu.Unlock()
+		time.Sleep(time.Millisecond)
+		if fail {
+			return fmt.Errorf("client %d query %d failed", c, i)
+		}
+		return nil
+	})
+	total := 0
+	for _, n := range calls {
+		total += n
+	}
+	if len(calls) != clients || st.Clients != clients {
+		t.Errorf("%d clients ran (stats say %d), want %d", len(calls), st.Clients, clients)
+	}
+	if st.OK+st.Errors != int64(total) || st.Errors != int64(failures) {
+		t.Errorf("ok %d + errors %d, want %d calls with %d failures", st.OK, st.Errors, total, failures)
+	}
+	if st.WallS <= 0 || st.QPS != float64(st.OK)/st.WallS {
+		t.Errorf("qps %.1f over %.3f s for %d ok", st.QPS, st.WallS, st.OK)
+	}
+	if st.OK > 0 && (st.P50MS <= 0 || st.P50MS > st.P99MS || st.P99MS > st.MaxMS) {
+		t.Errorf("latencies p50 %.3f p99 %.3f max %.3f", st.P50MS, st.P99MS, st.MaxMS)
+	}
+	if failures > 0 && (len(st.ErrorsAt) == 0 || len(st.ErrorsAt) > errorSamples) {
+		t.Errorf("error samples %q", st.ErrorsAt)
+	}
+}
+
+// TestLoadWaitsForQueriesInFlight: a query started before the deadline
+// is waited for and counted, its time is in the wall time, and no client
+// starts another after it (each query outlasts the duration).
+func TestLoadWaitsForQueriesInFlight(t *testing.T) {
+	st := Load(context.Background(), 2, time.Millisecond, func(context.Context, int, uint64) error {
+		time.Sleep(100 * time.Millisecond)
+		return nil
+	})
+	if st.OK != 2 || st.Errors != 0 || st.WallS < 0.1 || st.P50MS < 100 {
+		t.Errorf("stats %+v; want each client's one 100 ms query counted", st)
+	}
+}
+
+// TestLoadAllErrors: a catalog that fails every query has no rate and
+// no latency, only errors.
+func TestLoadAllErrors(t *testing.T) {
+	st := Load(context.Background(), 3, 20*time.Millisecond, func(context.Context, int, uint64) error {
+		time.Sleep(time.Millisecond)
+		return errors.New("Trino QUERY_REJECTED")
+	})
+	if st.OK != 0 || st.Errors < 3 || st.QPS != 0 || st.P50MS != 0 || len(st.ErrorsAt) != errorSamples {
+		t.Errorf("stats %+v; want only errors, %d kept", st, errorSamples)
+	}
+}
