@@ -172,12 +172,13 @@ kube-test: kube-tools
 	$(KUBE_BIN)/kube-harness run -- sh -c '$(GO) test -count=1 ./cluster/kube/... && \
 		if [ -d helm/charttest ]; then cd helm/charttest && $(GO) test -count=1 ./...; fi'
 
-# Lane B (issue #16): the same queries through one Trino's two catalogs,
-# ours and Trino's cassandra connector, over one node holding 2M-row kv
-# and ts tables; report in build/lane-b/ (flags: go run ./cmd/bench-lane-b -h).
-# A first run takes 15-20 minutes on two cores (writing the data is most
-# of it); a smoke run takes a few with
-# LANEB_FLAGS='-kv-rows 20000 -ts-partitions 2000 -runs 2 -profile-runs 1'.
+# Lane B (issues #16, #24): the same queries through one Trino's two
+# catalogs, ours and Trino's cassandra connector, over one node holding
+# 2M-row kv and ts tables, a 100-key join and keyed lookups at 8 and 32
+# clients; report in build/lane-b/ (flags: go run ./cmd/bench-lane-b -h).
+# A first run takes 20-25 minutes on two cores (writing the data and the
+# 30 s load levels are most of it); a smoke run takes a few with
+# LANEB_FLAGS='-kv-rows 20000 -ts-partitions 2000 -runs 2 -profile-runs 1 -concurrency-duration 5s -concurrency-profile 5s'.
 LANEB_FLAGS ?=
 bench-lane-b: deps
 	$(HARNESS) run -mode oa -- $(GO) run ./cmd/bench-lane-b $(LANEB_FLAGS)
