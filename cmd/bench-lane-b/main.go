@@ -268,7 +268,7 @@ func measure(ctx context.Context, rep *laneb.Report, d *lanea.Dataset, outDir st
 // server, its yardstick.
 func joinExtras(ctx context.Context, rep *laneb.Report, c *laneb.Client, srv *lanea.ServerProc, ks string, keys []string, join laneb.Query, o options, outDir string) error {
 	var errs []error
-	rep.Join.QueryInfo, rep.Join.Explain = map[string]string{}, map[string]string{}
+	rep.Join.QueryInfo, rep.Join.Explain, rep.Join.SplitWait = map[string]string{}, map[string]string{}, map[string]string{}
 	for _, x := range rep.Results {
 		if !x.Query.Join {
 			continue
@@ -295,6 +295,7 @@ func joinExtras(ctx context.Context, rep *laneb.Report, c *laneb.Client, srv *la
 			continue
 		}
 		rep.Join.Explain[cat] = f
+		rep.Join.SplitWait[cat] = laneb.ExplainSplitWait(text, cat)
 	}
 	fmt.Printf("lane-b: %d keyed lookups straight from sstable-flight\n", len(keys))
 	l, err := laneb.DirectLookups(ctx, srv.Addr, srv.MetricsURL(), ks, lanea.KVTable, "k", keys, o.warmups, o.runs)
@@ -325,7 +326,7 @@ func load(ctx context.Context, rep *laneb.Report, j laneb.JFR, tr *laneb.TrinoPr
 	if err := j.Stop(ctx, path); err != nil {
 		return err
 	}
-	p, err := j.Summarize(ctx, path, fmt.Sprintf("%s of keyed lookups through %s at %d clients", o.concProfile, laneb.OursCatalog, top), 20)
+	p, err := j.Summarize(ctx, path, fmt.Sprintf("%s of keyed lookups through %s at %d clients", o.concProfile, laneb.OursCatalog, top), laneb.OursCatalog, 20)
 	if err != nil {
 		return err
 	}
@@ -346,7 +347,7 @@ func profile(ctx context.Context, j laneb.JFR, c *laneb.Client, ks string, qs []
 	if scanErr != nil {
 		return nil, scanErr
 	}
-	return j.Summarize(ctx, path, fmt.Sprintf("%d runs of each full scan through %s", n, catalog), 20)
+	return j.Summarize(ctx, path, fmt.Sprintf("%d runs of each full scan through %s", n, catalog), catalog, 20)
 }
 
 // ansiEscape matches a terminal control sequence: Maven, quiet and in

@@ -16,7 +16,8 @@ import (
 // every method on the stack (what it was doing it for).
 type Profile struct {
 	File      string       `json:"file"`
-	What      string       `json:"what"` // the queries it covers
+	What      string       `json:"what"`    // the queries it covers
+	Catalog   string       `json:"catalog"` // whose queries they were
 	Samples   int          `json:"samples"`
 	Self      []FrameShare `json:"self"`      // top frames
 	Inclusive []FrameShare `json:"inclusive"` // methods anywhere on the stack, but for the JDK's and the HTTP server's
@@ -39,13 +40,28 @@ type Profile struct {
 }
 
 // connectorGroups name each connector with the code only it brings into
-// Trino. Netty is in both: each catalog's profile runs one of them.
+// Trino. Netty is in both: a profile of one catalog's queries counts it
+// for that catalog's connector only (the report shows that one).
 var connectorGroups = []struct {
-	name     string
-	prefixes []string
+	name, catalog string
+	prefixes      []string
 }{
-	{"our connector with gRPC, Arrow and Netty", []string{"io.sstableflight.", "io.grpc.", "org.apache.arrow.", "io.netty."}},
-	{"Trino's cassandra connector with the DataStax driver and Netty", []string{"io.trino.plugin.cassandra.", "com.datastax.", "io.netty."}},
+	{"our connector with gRPC, Arrow and Netty", OursCatalog, []string{"io.sstableflight.", "io.grpc.", "org.apache.arrow.", "io.netty."}},
+	{"Trino's cassandra connector with the DataStax driver and Netty", PeerCatalog, []string{"io.trino.plugin.cassandra.", "com.datastax.", "io.netty."}},
+}
+
+// Connector is the group of Connectors that belongs to the profiled
+// catalog's connector (all of them if the catalog is not known).
+func (p *Profile) Connector() []FrameShare {
+	var out []FrameShare
+	for _, f := range p.Connectors {
+		for _, g := range connectorGroups {
+			if g.name == f.Name && (p.Catalog == "" || g.catalog == p.Catalog) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
 
 // FrameShare is one method (or area) and its share of the samples.
@@ -86,8 +102,9 @@ func (j JFR) jcmd(ctx context.Context, args ...string) error {
 	return nil
 }
 
-// Summarize prints the recording's execution samples and aggregates them.
-func (j JFR) Summarize(ctx context.Context, path, what string, top int) (*Profile, error) {
+// Summarize prints the recording's execution samples and aggregates them:
+// a recording of what's queries through catalog.
+func (j JFR) Summarize(ctx context.Context, path, what, catalog string, top int) (*Profile, error) {
 	cmd := exec.CommandContext(ctx, filepath.Join(j.JavaHome, "bin", "jfr"), "print", "--events", "jdk.ExecutionSample", "--stack-depth", "64", path)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -103,7 +120,7 @@ func (j JFR) Summarize(ctx context.Context, path, what string, top int) (*Profil
 	if perr != nil {
 		return nil, fmt.Errorf("jfr print %s: %w", path, perr)
 	}
-	p.File, p.What = path, what
+	p.File, p.What, p.Catalog = path, what, catalog
 	return p, nil
 }
 

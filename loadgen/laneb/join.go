@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -212,4 +213,30 @@ func ExplainAnalyze(ctx context.Context, c *Client, sql string) (string, error) 
 		}
 	}
 	return b.String(), nil
+}
+
+// splitWait is EXPLAIN ANALYZE's figure of a scan's split generation
+// wait: where a connector that waits for a dynamic filter before planning
+// its splits spends that wait.
+var splitWait = regexp.MustCompile(`Splits generation wait time: ([0-9.]+[a-z]+)`)
+
+// ExplainSplitWait reads, from EXPLAIN ANALYZE's text, the split
+// generation wait of the first scan of one of catalog's tables ("" if
+// there is none): the lines from the scan's "[table = catalog:" to the
+// next plan node.
+func ExplainSplitWait(text, catalog string) string {
+	in := false
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.Contains(line, "[table = "+catalog+":"):
+			in = true
+		case in && (strings.Contains(line, "─ ") || strings.HasPrefix(strings.TrimSpace(line), "Fragment ")):
+			return ""
+		case in:
+			if m := splitWait.FindStringSubmatch(line); m != nil {
+				return m[1]
+			}
+		}
+	}
+	return ""
 }

@@ -6,37 +6,41 @@ import (
 	"testing"
 )
 
-// TestParseJoinEvidence reads a join's QueryInfo in Trino 476's shape
-// (testdata: a real one, trimmed to what the rig reads): the probe is the
-// source operator whose sourceId is a table scan of the catalog asked
-// for, and the build side's scan of the memory catalog is not counted.
+// TestParseJoinEvidence reads the QueryInfo of real joins through each
+// catalog (a smoke run's, trimmed to what the rig reads, in Trino 476's
+// shape): the probe is the source operator whose sourceId is a table
+// scan of the catalog asked for; the build side's scan of the memory
+// catalog is not counted. Ours read the 100 keys; cassandra scanned.
 func TestParseJoinEvidence(t *testing.T) {
-	info, err := os.ReadFile("testdata/join-queryinfo.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := ParseJoinEvidence(info, OursCatalog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !ev.ScanOpFound || ev.ProbeRows != 20000 || ev.ProbeReturned != 100 || ev.ProbeKept != 100 || ev.ProbeSplits != 2 || ev.DFSplits != 2 {
-		t.Errorf("probe = %+v; want the kv scan's 20000 rows read, 100 returned and kept, 2 splits, 2 with the filter", ev)
-	}
-	if ev.Filters != 1 || ev.Completed != 1 || len(ev.Domains) != 1 || !strings.Contains(ev.Domains[0].Domain, "ranges=100") {
-		t.Errorf("dynamic filters = %d/%d %+v; want one completed, of 100 ranges", ev.Completed, ev.Filters, ev.Domains)
-	}
-	// The dimension table's scan is the memory catalog's.
-	mem, err := ParseJoinEvidence(info, MemoryCatalog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mem.ScanOpFound || mem.ProbeRows != 100 {
-		t.Errorf("memory scan = %+v; want its 100 rows", mem)
-	}
-	// A catalog the plan does not scan is reported as not found, not as
-	// zero rows read.
-	if peer, err := ParseJoinEvidence(info, PeerCatalog); err != nil || peer.ScanOpFound {
-		t.Errorf("cassandra: %+v, %v; want no scan found", peer, err)
+	for _, c := range []struct {
+		catalog                      string
+		read, kept, splits, dfSplits int64
+	}{{OursCatalog, 100, 100, 1, 1}, {PeerCatalog, 20000, 20000, 19, 19}} {
+		info, err := os.ReadFile("testdata/join-queryinfo-" + c.catalog + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := ParseJoinEvidence(info, c.catalog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ev.ScanOpFound || ev.ProbeRows != c.read || ev.ProbeReturned != c.read || ev.ProbeKept != c.kept || ev.ProbeSplits != c.splits || ev.DFSplits != c.dfSplits {
+			t.Errorf("%s: probe = %+v; want %d rows read and returned, %d kept, %d splits, %d with the filter", c.catalog, ev, c.read, c.kept, c.splits, c.dfSplits)
+		}
+		if ev.Filters != 1 || ev.Completed != 1 || len(ev.Domains) != 1 || !strings.Contains(ev.Domains[0].Domain, "ranges=100") {
+			t.Errorf("%s: dynamic filters = %d/%d %+v; want one completed, of 100 ranges", c.catalog, ev.Completed, ev.Filters, ev.Domains)
+		}
+		// The dimension table's scan is the memory catalog's.
+		mem, err := ParseJoinEvidence(info, MemoryCatalog)
+		if err != nil || !mem.ScanOpFound || mem.ProbeRows != 100 {
+			t.Errorf("%s: memory scan = %+v, %v; want its 100 rows", c.catalog, mem, err)
+		}
+		// A catalog the plan does not scan is reported as not found, not as
+		// zero rows read.
+		other := map[string]string{OursCatalog: PeerCatalog, PeerCatalog: OursCatalog}[c.catalog]
+		if o, err := ParseJoinEvidence(info, other); err != nil || o.ScanOpFound {
+			t.Errorf("%s's join read as %s: %+v, %v; want no scan found", c.catalog, other, o, err)
+		}
 	}
 	if _, err := ParseJoinEvidence([]byte("{"), OursCatalog); err == nil {
 		t.Error("truncated query info: no error")
@@ -57,5 +61,24 @@ func TestJoinKeys(t *testing.T) {
 	}
 	if n := len(JoinKeys(10, 100)); n != 10 {
 		t.Errorf("10 rows gave %d keys, want 10", n)
+	}
+}
+
+// TestExplainSplitWait reads the kv scan's split generation wait from a
+// smoke run's EXPLAIN ANALYZE through each catalog: ours waited for the
+// dynamic filter, cassandra did not; the memory scan's wait is not taken
+// for kv's.
+func TestExplainSplitWait(t *testing.T) {
+	for catalog, want := range map[string]string{OursCatalog: "454.87ms", PeerCatalog: "0.02ms"} {
+		text, err := os.ReadFile("testdata/join-explain-analyze-" + catalog + ".txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ExplainSplitWait(string(text), catalog); got != want {
+			t.Errorf("%s: split wait %q, want %q", catalog, got, want)
+		}
+		if got := ExplainSplitWait(string(text), "hive"); got != "" {
+			t.Errorf("%s: a catalog not scanned has split wait %q", catalog, got)
+		}
 	}
 }

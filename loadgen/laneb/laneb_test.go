@@ -110,6 +110,16 @@ func TestParseSamples(t *testing.T) {
 	if Share(p.Connectors, ourConnector) != 100 || len(p.Connectors) != 1 {
 		t.Errorf("connectors = %+v", p.Connectors)
 	}
+	// A profile of the cassandra catalog's queries shows only its
+	// connector's group (Netty, in both groups, is then the driver's).
+	p.Catalog = PeerCatalog
+	if g := p.Connector(); len(g) != 0 {
+		t.Errorf("cassandra's profile shows %+v", g)
+	}
+	p.Catalog = OursCatalog
+	if g := p.Connector(); len(g) != 1 || g[0].Name != ourConnector {
+		t.Errorf("our profile shows %+v", g)
+	}
 }
 
 func TestJavaPackage(t *testing.T) {

@@ -187,7 +187,7 @@ func profileMarkdown(b *strings.Builder, p *Profile) {
 		fmt.Fprintf(b, "| %s | %.1f%% | %.1f%% |\n", a.Name, a.Percent, Share(p.AreasOnStack, a.Name))
 	}
 	b.WriteString("\n")
-	shareTable(b, "connector with the libraries only it uses", "anywhere on the stack", "%s", p.Connectors)
+	shareTable(b, "connector with the libraries only it uses", "anywhere on the stack", "%s", p.Connector())
 	shareTable(b, "top frame", "self", "`%s`", p.Self)
 	shareTable(b, "package of the top frame", "self", "`%s`", p.Packages)
 	shareTable(b, "package on the stack", "inclusive", "`%s`", p.PackagesOnStack)

@@ -14,6 +14,10 @@ type JoinReport struct {
 	Lookups   *Lookups          `json:"lookups,omitempty"`
 	Explain   map[string]string `json:"explain_analyze_files,omitempty"` // by catalog
 	QueryInfo map[string]string `json:"query_info_files,omitempty"`      // by catalog
+	// SplitWait is the kv scan's split generation wait in the EXPLAIN
+	// ANALYZE run, by catalog: a connector waiting for the dynamic filter
+	// before it plans its splits waits here.
+	SplitWait map[string]string `json:"split_generation_wait,omitempty"`
 }
 
 // joinResult is the join's Result, if it ran.
@@ -103,7 +107,10 @@ func (r *Report) joinMarkdown(b *strings.Builder, h string) {
 			}
 			return strings.Join(ds, "; ")
 		}))
-		fmt.Fprintf(b, "\nRatio (cassandra/ours): %.2f×; rows equal: %s. The figures are of the median run; Trino's whole account is in %s.\n\n",
+		if len(j.SplitWait) > 0 {
+			fmt.Fprintf(b, "| kv scan's split generation wait (EXPLAIN ANALYZE run) | %s | %s |\n", orUnknown(j.SplitWait[OursCatalog]), orUnknown(j.SplitWait[PeerCatalog]))
+		}
+		fmt.Fprintf(b, "\nRatio (cassandra/ours): %.2f×; rows equal: %s. The figures are of the median run but the split generation wait; Trino's whole account is in %s.\n\n",
 			x.Ratio, yes(x.Match, x.Note), fileList(j.QueryInfo, j.Explain))
 	}
 	if l := j.Lookups; l != nil {
@@ -133,4 +140,11 @@ func fileList(maps ...map[string]string) string {
 		return "the report's JSON"
 	}
 	return strings.Join(out, ", ")
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
