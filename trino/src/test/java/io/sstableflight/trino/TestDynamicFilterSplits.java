@@ -10,18 +10,6 @@ import io.trino.spi.connector.FixedSplitSource;
 import io.trino.spi.predicate.Domain;
 import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.type.TypeOperators;
-import org.apache.arrow.flight.Action;
-import org.apache.arrow.flight.Criteria;
-import org.apache.arrow.flight.FlightDescriptor;
-import org.apache.arrow.flight.FlightEndpoint;
-import org.apache.arrow.flight.FlightInfo;
-import org.apache.arrow.flight.FlightServer;
-import org.apache.arrow.flight.Location;
-import org.apache.arrow.flight.NoOpFlightProducer;
-import org.apache.arrow.flight.Result;
-import org.apache.arrow.flight.Ticket;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
@@ -32,10 +20,8 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import static io.sstableflight.trino.SstableFlightSessionProperties.DYNAMIC_FILTERING_WAIT_TIMEOUT;
 import static io.sstableflight.trino.SstableFlightSessionProperties.PUSHDOWN_ENABLED;
@@ -58,11 +44,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class TestDynamicFilterSplits
 {
-    private final BufferAllocator allocator = new RootAllocator();
-    private final List<String> planned = new CopyOnWriteArrayList<>();
-    private volatile long partitions = 1_000;
-    private volatile boolean ringPlanned;
-    private FlightServer server;
+    private static final Schema SCHEMA = new Schema(List.of(
+            new Field("k", new FieldType(false, new ArrowType.Int(64, true), null, Map.of(TypeMapping.CQL_TYPE, "bigint", TypeMapping.CQL_KIND, "partition_key")), null),
+            new Field("v", new FieldType(true, ArrowType.Utf8.INSTANCE, null, Map.of(TypeMapping.CQL_TYPE, "text", TypeMapping.CQL_KIND, "regular")), null)));
+
+    private CatalogFlightServer server;
     private FlightClientPool clients;
     private SstableFlightSplitManager splits;
     private SstableFlightColumnHandle key;
@@ -72,34 +58,10 @@ class TestDynamicFilterSplits
     void start()
             throws Exception
     {
-        Schema schema = new Schema(List.of(
-                new Field("k", new FieldType(false, new ArrowType.Int(64, true), null, Map.of(TypeMapping.CQL_TYPE, "bigint", TypeMapping.CQL_KIND, "partition_key")), null),
-                new Field("v", new FieldType(true, ArrowType.Utf8.INSTANCE, null, Map.of(TypeMapping.CQL_TYPE, "text", TypeMapping.CQL_KIND, "regular")), null)));
-        server = FlightServer.builder(allocator, Location.forGrpcInsecure("127.0.0.1", 0), new NoOpFlightProducer()
-        {
-            @Override
-            public void listFlights(CallContext context, Criteria criteria, StreamListener<FlightInfo> listener)
-            {
-                byte[] plan = ringPlanned ? "{\"planning\":\"ring\"}".getBytes(UTF_8) : null;
-                listener.onNext(FlightInfo.builder(schema, FlightDescriptor.path("ks", "kv"), List.of()).setRecords(-1).setAppMetadata(plan).build());
-                listener.onCompleted();
-            }
-
-            @Override
-            public FlightInfo getFlightInfo(CallContext context, FlightDescriptor descriptor)
-            {
-                planned.add(new String(descriptor.getCommand(), UTF_8));
-                return new FlightInfo(schema, descriptor, List.of(new FlightEndpoint(new Ticket(new byte[] {1}))), -1, 10);
-            }
-
-            @Override
-            public void doAction(CallContext context, Action action, StreamListener<Result> listener)
-            {
-                listener.onNext(new Result("{\"partitions_estimate\":%d,\"rows_estimate\":%d}".formatted(partitions, partitions).getBytes(UTF_8)));
-                listener.onCompleted();
-            }
-        }).build().start();
-        clients = new FlightClientPool(new SstableFlightConfig().setUri("grpc://127.0.0.1:" + server.getPort()));
+        server = new CatalogFlightServer();
+        server.serve("ks", "kv", SCHEMA);
+        partitions(1_000);
+        clients = new FlightClientPool(new SstableFlightConfig().setUri(server.uri()));
         TypeMapping typeMapping = new TypeMapping(VARCHAR, new TypeOperators());
         MetadataCache cache = new MetadataCache(clients, new Duration(0, SECONDS), new Duration(5, SECONDS), com.google.common.base.Ticker.systemTicker());
         splits = new SstableFlightSplitManager(clients, cache, typeMapping);
@@ -114,7 +76,11 @@ class TestDynamicFilterSplits
     {
         clients.close();
         server.close();
-        allocator.close();
+    }
+
+    private void partitions(long count)
+    {
+        server.stats = _ -> "{\"partitions_estimate\":%d,\"rows_estimate\":%d}".formatted(count, count);
     }
 
     private static ConnectorSession session(String wait)
@@ -141,33 +107,33 @@ class TestDynamicFilterSplits
         CompletableFuture<ConnectorSplitBatch> waiting = source.getNextBatch(100);
         // Nothing is planned while the filter is not complete, and no thread waits for it.
         assertThat(waiting).isNotDone();
-        assertThat(planned).isEmpty();
+        assertThat(server.planned).isEmpty();
         filter.complete(keys(7, 3));
         assertThat(waiting.get(1, MINUTES).getSplits()).isEmpty();
         ConnectorSplitBatch batch = source.getNextBatch(100).get(1, MINUTES);
         assertThat(batch.isNoMoreSplits()).isTrue();
         assertThat(source.isFinished()).isTrue();
         // Two keys are one stream: the command is the split's ticket, DoGet plans it (one round trip).
-        assertThat(planned).isEmpty();
+        assertThat(server.planned).isEmpty();
         SstableFlightSplit split = (SstableFlightSplit) batch.getSplits().getFirst();
         assertThat(batch.getSplits()).hasSize(1);
         assertThat(new String(split.ticket(), UTF_8))
                 .startsWith("{")
                 .contains("\"keys\":[{\"k\":3},{\"k\":7}]")
                 .contains("\"query_id\":\"" + TestingSession.QUERY_ID + "\"");
-        assertThat(split.locations()).containsExactly("grpc://127.0.0.1:" + server.getPort());
+        assertThat(split.locations()).containsExactly(server.uri());
     }
 
     @Test
     void keysOverARingArePlanned()
             throws Exception
     {
-        ringPlanned = true;
+        server.serve("ks", "kv", SCHEMA, "{\"planning\":\"ring\"}".getBytes(UTF_8));
         ScriptedDynamicFilter filter = new ScriptedDynamicFilter(Set.of(key));
         filter.complete(keys(7, 3));
         drain(source(filter, "10m"));
         // Where the keys are read is the ring's to say: GetFlightInfo plans them.
-        assertThat(planned).singleElement().asString().contains("\"keys\":[{\"k\":3},{\"k\":7}]");
+        assertThat(server.planned).singleElement().asString().contains("\"keys\":[{\"k\":3},{\"k\":7}]");
     }
 
     @Test
@@ -179,7 +145,7 @@ class TestDynamicFilterSplits
         ConnectorSplitBatch batch = source(filter, "10m").getNextBatch(100).get(1, MINUTES);
         assertThat(batch.getSplits()).isEmpty();
         assertThat(batch.isNoMoreSplits()).isTrue();
-        assertThat(planned).isEmpty();
+        assertThat(server.planned).isEmpty();
     }
 
     @Test
@@ -193,7 +159,7 @@ class TestDynamicFilterSplits
             batch = source.getNextBatch(100).get(1, MINUTES);
         }
         while (!batch.isNoMoreSplits());
-        assertThat(planned).singleElement().asString().doesNotContain("\"keys\"");
+        assertThat(server.planned).singleElement().asString().doesNotContain("\"keys\"");
     }
 
     @Test
@@ -201,17 +167,17 @@ class TestDynamicFilterSplits
             throws Exception
     {
         // Over a quarter of the table's partitions: reading them by key costs more than the scan.
-        partitions = 4;
+        partitions(4);
         ScriptedDynamicFilter filter = new ScriptedDynamicFilter(Set.of(key));
         filter.complete(keys(1, 2));
         drain(source(filter, "10m"));
-        assertThat(planned).singleElement().asString().doesNotContain("\"keys\"");
+        assertThat(server.planned).singleElement().asString().doesNotContain("\"keys\"");
 
         // A filter on a regular column only: nothing to wait for, the scan is planned at once.
-        planned.clear();
+        server.planned.clear();
         ScriptedDynamicFilter other = new ScriptedDynamicFilter(Set.of(value));
         assertThat(source(other, "10m")).isInstanceOf(FixedSplitSource.class);
-        assertThat(planned).singleElement().asString().doesNotContain("\"keys\"");
+        assertThat(server.planned).singleElement().asString().doesNotContain("\"keys\"");
     }
 
     private static void drain(ConnectorSplitSource source)

@@ -8,17 +8,6 @@ import io.trino.spi.connector.RelationColumnsMetadata;
 import io.trino.spi.connector.SchemaTableName;
 import io.trino.spi.statistics.TableStatistics;
 import io.trino.spi.type.TypeOperators;
-import org.apache.arrow.flight.Action;
-import org.apache.arrow.flight.CallStatus;
-import org.apache.arrow.flight.Criteria;
-import org.apache.arrow.flight.FlightDescriptor;
-import org.apache.arrow.flight.FlightInfo;
-import org.apache.arrow.flight.FlightServer;
-import org.apache.arrow.flight.Location;
-import org.apache.arrow.flight.NoOpFlightProducer;
-import org.apache.arrow.flight.Result;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
@@ -32,8 +21,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 
 import static io.trino.spi.StandardErrorCode.AMBIGUOUS_NAME;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
@@ -58,39 +45,15 @@ class TestMetadataAnswers
     private static final ConnectorSession SESSION = TestingSession.pushdown(true);
     private static final byte[] RING = "{\"planning\":\"ring\",\"consistency\":\"ONE\",\"replicas_read\":1}".getBytes(UTF_8);
 
-    private final BufferAllocator allocator = new RootAllocator();
-    /** The listing: descriptor path "ks/table" to its FlightInfo. */
-    private final Map<String, FlightInfo> listing = new ConcurrentHashMap<>();
-    private volatile Function<String, String> stats = _ -> "{\"partitions_estimate\":10,\"rows_estimate\":100}";
-    private FlightServer server;
+    private CatalogFlightServer server;
     private FlightClientPool clients;
 
     @BeforeEach
     void start()
             throws Exception
     {
-        server = FlightServer.builder(allocator, Location.forGrpcInsecure("127.0.0.1", 0), new NoOpFlightProducer()
-        {
-            @Override
-            public void listFlights(CallContext context, Criteria criteria, StreamListener<FlightInfo> listener)
-            {
-                listing.values().forEach(listener::onNext);
-                listener.onCompleted();
-            }
-
-            @Override
-            public void doAction(CallContext context, Action action, StreamListener<Result> listener)
-            {
-                try {
-                    listener.onNext(new Result(stats.apply(new String(action.getBody(), UTF_8)).getBytes(UTF_8)));
-                    listener.onCompleted();
-                }
-                catch (RuntimeException e) {
-                    listener.onError(CallStatus.INTERNAL.withDescription("scripted: " + e.getMessage()).toRuntimeException());
-                }
-            }
-        }).build().start();
-        clients = new FlightClientPool(new SstableFlightConfig().setUri("grpc://127.0.0.1:" + server.getPort()));
+        server = new CatalogFlightServer();
+        clients = new FlightClientPool(new SstableFlightConfig().setUri(server.uri()));
     }
 
     @AfterEach
@@ -99,16 +62,11 @@ class TestMetadataAnswers
     {
         clients.close();
         server.close();
-        allocator.close();
     }
 
     private void serve(String keyspace, String table, byte[] appMetadata, Field... fields)
     {
-        FlightInfo info = FlightInfo.builder(new Schema(List.of(fields)), FlightDescriptor.path(keyspace, table), List.of())
-                .setRecords(-1)
-                .setAppMetadata(appMetadata)
-                .build();
-        listing.put(keyspace + "/" + table, info);
+        server.serve(keyspace, table, new Schema(List.of(fields)), appMetadata);
     }
 
     private void serve(String keyspace, String table, Field... fields)
@@ -215,7 +173,7 @@ class TestMetadataAnswers
         serve("ks", "goes", key("k"));
         SstableFlightMetadata metadata = metadata();
         assertThat(metadata.listTables(SESSION, Optional.empty())).hasSize(2);
-        listing.remove("ks/goes");
+        server.drop("ks", "goes");
         // A name the listing lacks makes the transaction list again; "goes" is then gone from it.
         assertThat(handle(metadata, "ks", "absent")).isNull();
         assertThat(relations(metadata, Optional.empty(), List.of(new SchemaTableName("ks", "stays"), new SchemaTableName("ks", "goes"))))
@@ -230,12 +188,12 @@ class TestMetadataAnswers
         SstableFlightTableHandle handle = handle(metadata, "ks", "t");
         assertThat(metadata.getTableStatistics(SESSION, handle).getRowCount().getValue()).isEqualTo(100);
 
-        stats = _ -> {
+        server.stats = _ -> {
             throw new IllegalStateException("table-stats broke");
         };
         assertThat(metadata.getTableStatistics(SESSION, handle)).isEqualTo(TableStatistics.empty());
 
-        stats = _ -> {
+        server.stats = _ -> {
             try {
                 Thread.sleep(5_000);
             }
@@ -254,7 +212,7 @@ class TestMetadataAnswers
     void aServerPlanningOverTheRingEstimatesTheWholeTable()
     {
         serve("ks", "t", RING, key("k"));
-        stats = _ -> "{\"partitions_estimate\":2000,\"rows_estimate\":2000,\"table_partitions_estimate\":3000,\"table_rows_estimate\":3000,\"estimate_scope\":\"ring\"}";
+        server.stats = _ -> "{\"partitions_estimate\":2000,\"rows_estimate\":2000,\"table_partitions_estimate\":3000,\"table_rows_estimate\":3000,\"estimate_scope\":\"ring\"}";
         SstableFlightMetadata metadata = metadata();
         assertThat(metadata.getTableStatistics(SESSION, handle(metadata, "ks", "t")).getRowCount().getValue()).isEqualTo(3000);
     }

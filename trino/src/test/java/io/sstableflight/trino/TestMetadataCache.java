@@ -6,30 +6,14 @@ import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.SchemaTableName;
 import io.trino.spi.type.TypeOperators;
-import org.apache.arrow.flight.Action;
-import org.apache.arrow.flight.CallStatus;
-import org.apache.arrow.flight.Criteria;
-import org.apache.arrow.flight.FlightDescriptor;
-import org.apache.arrow.flight.FlightInfo;
-import org.apache.arrow.flight.FlightServer;
-import org.apache.arrow.flight.Location;
-import org.apache.arrow.flight.NoOpFlightProducer;
-import org.apache.arrow.flight.Result;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static io.trino.spi.type.VarcharType.VARCHAR;
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -47,11 +31,6 @@ class TestMetadataCache
     // The calls under test read no session property.
     private static final ConnectorSession SESSION = null;
 
-    private final BufferAllocator allocator = new RootAllocator();
-    private final List<String> tables = new CopyOnWriteArrayList<>(List.of("a"));
-    private final AtomicInteger listings = new AtomicInteger();
-    private final AtomicInteger statsCalls = new AtomicInteger();
-    private final AtomicBoolean failNextListing = new AtomicBoolean();
     private final AtomicLong nanos = new AtomicLong();
     private final Ticker ticker = new Ticker()
     {
@@ -61,38 +40,17 @@ class TestMetadataCache
             return nanos.get();
         }
     };
-    private FlightServer server;
+    private CatalogFlightServer server;
     private FlightClientPool clients;
 
     @BeforeEach
     void start()
             throws Exception
     {
-        server = FlightServer.builder(allocator, Location.forGrpcInsecure("127.0.0.1", 0), new NoOpFlightProducer()
-        {
-            @Override
-            public void listFlights(CallContext context, Criteria criteria, StreamListener<FlightInfo> listener)
-            {
-                listings.incrementAndGet();
-                if (failNextListing.getAndSet(false)) {
-                    listener.onError(CallStatus.UNAVAILABLE.withDescription("scripted: not now").toRuntimeException());
-                    return;
-                }
-                for (String table : tables) {
-                    listener.onNext(new FlightInfo(ScriptedFlightServers.SCHEMA, FlightDescriptor.path("ks", table), List.of(), -1, -1));
-                }
-                listener.onCompleted();
-            }
-
-            @Override
-            public void doAction(CallContext context, Action action, StreamListener<Result> listener)
-            {
-                int n = statsCalls.incrementAndGet();
-                listener.onNext(new Result("{\"partitions_estimate\":%d,\"rows_estimate\":%d}".formatted(n, 10 * n).getBytes(UTF_8)));
-                listener.onCompleted();
-            }
-        }).build().start();
-        clients = new FlightClientPool(new SstableFlightConfig().setUri("grpc://127.0.0.1:" + server.getPort()));
+        server = new CatalogFlightServer();
+        server.serve("ks", "a", ScriptedFlightServers.SCHEMA);
+        server.stats = n -> "{\"partitions_estimate\":%d,\"rows_estimate\":%d}".formatted(n, 10 * n);
+        clients = new FlightClientPool(new SstableFlightConfig().setUri(server.uri()));
     }
 
     @AfterEach
@@ -101,7 +59,6 @@ class TestMetadataCache
     {
         clients.close();
         server.close();
-        allocator.close();
     }
 
     private MetadataCache cache(int ttlSeconds)
@@ -123,14 +80,14 @@ class TestMetadataCache
             assertThat(metadata(cache).getTableHandle(SESSION, new SchemaTableName("ks", "a"), Optional.empty(), Optional.empty())).isEqualTo(a);
             assertThat(metadata(cache).getTableStatistics(SESSION, a).getRowCount().getValue()).isEqualTo(10);
         }
-        assertThat(listings).hasValue(1);
-        assertThat(statsCalls).hasValue(1);
+        assertThat(server.listings).hasValue(1);
+        assertThat(server.statsCalls).hasValue(1);
 
         nanos.addAndGet(SECONDS.toNanos(11));
         assertThat(metadata(cache).getTableStatistics(SESSION, a).getRowCount().getValue()).isEqualTo(20);
         assertThat(metadata(cache).listTables(SESSION, Optional.empty())).containsExactly(new SchemaTableName("ks", "a"));
-        assertThat(listings).hasValue(2);
-        assertThat(statsCalls).hasValue(2);
+        assertThat(server.listings).hasValue(2);
+        assertThat(server.statsCalls).hasValue(2);
     }
 
     @Test
@@ -138,33 +95,33 @@ class TestMetadataCache
     {
         MetadataCache cache = cache(3600);
         assertThat(metadata(cache).listTables(SESSION, Optional.empty())).hasSize(1);
-        tables.add("b");
+        server.serve("ks", "b", ScriptedFlightServers.SCHEMA);
         // Listing tables within the TTL shows the kept listing ...
         assertThat(metadata(cache).listTables(SESSION, Optional.empty())).hasSize(1);
-        assertThat(listings).hasValue(1);
+        assertThat(server.listings).hasValue(1);
         // ... but a query naming the new table finds it at once.
         assertThat(metadata(cache).getTableHandle(SESSION, new SchemaTableName("ks", "b"), Optional.empty(), Optional.empty()))
                 .isEqualTo(SstableFlightTableHandle.of("ks", "b"));
-        assertThat(listings).hasValue(2);
+        assertThat(server.listings).hasValue(2);
         assertThat(metadata(cache).listTables(SESSION, Optional.empty())).hasSize(2);
 
         SstableFlightMetadata transaction = metadata(cache);
         for (int lookup = 0; lookup < 3; lookup++) {
             assertThat(transaction.getTableHandle(SESSION, new SchemaTableName("ks", "missing"), Optional.empty(), Optional.empty())).isNull();
         }
-        assertThat(listings).as("a missing name costs one listing per transaction").hasValue(3);
+        assertThat(server.listings).as("a missing name costs one listing per transaction").hasValue(3);
     }
 
     @Test
     void aFailedListingIsNotKept()
     {
         MetadataCache cache = cache(3600);
-        failNextListing.set(true);
+        server.failNextListing.set(true);
         assertThatThrownBy(() -> metadata(cache).listSchemaNames(SESSION))
                 .isInstanceOf(TrinoException.class)
                 .hasMessageContaining("not now");
         assertThat(metadata(cache).listSchemaNames(SESSION)).containsExactly("ks");
-        assertThat(listings).hasValue(2);
+        assertThat(server.listings).hasValue(2);
     }
 
     @Test
@@ -176,7 +133,7 @@ class TestMetadataCache
             metadata(cache).listSchemaNames(SESSION);
             metadata(cache).getTableStatistics(SESSION, a);
         }
-        assertThat(listings).hasValue(3);
-        assertThat(statsCalls).hasValue(3);
+        assertThat(server.listings).hasValue(3);
+        assertThat(server.statsCalls).hasValue(3);
     }
 }

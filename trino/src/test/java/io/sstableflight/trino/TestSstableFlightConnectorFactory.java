@@ -17,14 +17,6 @@ import io.trino.spi.type.TypeId;
 import io.trino.spi.type.TypeManager;
 import io.trino.spi.type.TypeOperators;
 import io.trino.spi.type.TypeSignature;
-import org.apache.arrow.flight.Criteria;
-import org.apache.arrow.flight.FlightDescriptor;
-import org.apache.arrow.flight.FlightInfo;
-import org.apache.arrow.flight.FlightServer;
-import org.apache.arrow.flight.Location;
-import org.apache.arrow.flight.NoOpFlightProducer;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,8 +31,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.trino.spi.transaction.IsolationLevel.READ_UNCOMMITTED;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -62,10 +52,7 @@ class TestSstableFlightConnectorFactory
     // The calls under test read no session property.
     private static final ConnectorSession SESSION = null;
 
-    private final BufferAllocator allocator = new RootAllocator();
-    private final List<String> tables = new CopyOnWriteArrayList<>(List.of("a"));
-    private final AtomicInteger listings = new AtomicInteger();
-    private FlightServer server;
+    private CatalogFlightServer server;
 
     @TempDir
     Path dir;
@@ -74,18 +61,8 @@ class TestSstableFlightConnectorFactory
     void start()
             throws Exception
     {
-        server = FlightServer.builder(allocator, Location.forGrpcInsecure("127.0.0.1", 0), new NoOpFlightProducer()
-        {
-            @Override
-            public void listFlights(CallContext context, Criteria criteria, StreamListener<FlightInfo> listener)
-            {
-                listings.incrementAndGet();
-                for (String table : tables) {
-                    listener.onNext(new FlightInfo(ScriptedFlightServers.SCHEMA, FlightDescriptor.path("ks", table), List.of(), -1, -1));
-                }
-                listener.onCompleted();
-            }
-        }).build().start();
+        server = new CatalogFlightServer();
+        server.serve("ks", "a", ScriptedFlightServers.SCHEMA);
     }
 
     @AfterEach
@@ -93,12 +70,11 @@ class TestSstableFlightConnectorFactory
             throws Exception
     {
         server.close();
-        allocator.close();
     }
 
     private Map<String, String> catalog()
     {
-        return Map.of("sstable-flight.uri", "grpc://127.0.0.1:" + server.getPort(), "sstable-flight.metadata-cache-ttl", "1h");
+        return Map.of("sstable-flight.uri", server.uri(), "sstable-flight.metadata-cache-ttl", "1h");
     }
 
     @Test
@@ -135,15 +111,16 @@ class TestSstableFlightConnectorFactory
             Procedure flush = connector.getProcedures().iterator().next();
 
             assertThat(tables(connector)).containsExactly(new SchemaTableName("ks", "a"));
-            tables.set(0, "b");
+            server.drop("ks", "a");
+            server.serve("ks", "b", ScriptedFlightServers.SCHEMA);
             // The listing is kept for the TTL (1h): "a" was dropped, but the catalog still lists it.
             assertThat(tables(connector)).containsExactly(new SchemaTableName("ks", "a"));
-            assertThat(listings).hasValue(1);
+            assertThat(server.listings).hasValue(1);
 
             // As the engine calls it: the method handle, bound, with no argument.
             flush.getMethodHandle().invoke();
             assertThat(tables(connector)).containsExactly(new SchemaTableName("ks", "b"));
-            assertThat(listings).hasValue(2);
+            assertThat(server.listings).hasValue(2);
         }
         finally {
             connector.shutdown();
