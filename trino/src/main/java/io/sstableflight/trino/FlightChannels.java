@@ -1,6 +1,7 @@
 package io.sstableflight.trino;
 
 import io.airlift.log.Logger;
+import io.airlift.units.Duration;
 import io.grpc.ManagedChannel;
 import org.apache.arrow.flight.grpc.NettyClientBuilder;
 import org.apache.arrow.memory.BufferAllocator;
@@ -16,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
@@ -26,37 +28,38 @@ import static java.util.concurrent.TimeUnit.SECONDS;
  * writer per connection); metadata calls take the first.
  *
  * Keepalive: a connection with no bytes from its server for
- * {@link #KEEPALIVE_TIME_SECONDS} is pinged, with or without calls, and
- * closed when the ping is not answered within
- * {@link #KEEPALIVE_TIMEOUT_SECONDS}; its calls then fail with UNAVAILABLE
- * ("Keepalive failed"). So a half-open connection (a server whose host
- * vanished, a stopped process, a dropped NAT entry) fails a split within
- * about 40 s, with or without a stream on it, rather than leaving it
- * waiting forever. sstable-flight permits a ping every 10 s, also with no
- * stream (flightserver/limits.go; a client pinging more often is sent
- * GOAWAY): every 30 s keeps three times clear of that, and gRPC Java pings
- * no more often than every 10 s anyway.
+ * sstable-flight.keepalive-time (30 s) is pinged, with or without calls,
+ * and closed when the ping is not answered within
+ * sstable-flight.keepalive-timeout (10 s); its calls then fail with
+ * UNAVAILABLE ("Keepalive failed"). So a half-open connection (a server
+ * whose host vanished, a stopped process, a dropped NAT entry) fails a
+ * split within about 40 s, with or without a stream on it, rather than
+ * leaving it waiting forever. sstable-flight permits a ping every 10 s,
+ * also with no stream (flightserver/limits.go; a client pinging more often
+ * is sent GOAWAY), so the time is at least 10 s (SstableFlightConfig); 30 s
+ * keeps three times clear of it.
  */
 final class FlightChannels
         implements AutoCloseable
 {
-    static final long KEEPALIVE_TIME_SECONDS = 30;
-    static final long KEEPALIVE_TIMEOUT_SECONDS = 10;
-
     private static final Logger log = Logger.get(FlightChannels.class);
 
     private final BufferAllocator allocator;
     private final int perServer;
+    private final long keepaliveTimeMillis;
+    private final long keepaliveTimeoutMillis;
     private final Optional<byte[]> trustedCertificates;
     private final Optional<byte[]> clientCertificate;
     private final Optional<byte[]> clientKey;
     private final Map<URI, Server> servers = new ConcurrentHashMap<>();
 
-    FlightChannels(BufferAllocator allocator, int perServer, Optional<byte[]> trustedCertificates, Optional<byte[]> clientCertificate, Optional<byte[]> clientKey)
+    FlightChannels(BufferAllocator allocator, int perServer, Duration keepaliveTime, Duration keepaliveTimeout, Optional<byte[]> trustedCertificates, Optional<byte[]> clientCertificate, Optional<byte[]> clientKey)
     {
         checkArgument(perServer >= 1, "perServer must be at least 1");
         this.allocator = requireNonNull(allocator, "allocator is null");
         this.perServer = perServer;
+        this.keepaliveTimeMillis = keepaliveTime.toMillis();
+        this.keepaliveTimeoutMillis = keepaliveTimeout.toMillis();
         this.trustedCertificates = requireNonNull(trustedCertificates, "trustedCertificates is null");
         this.clientCertificate = requireNonNull(clientCertificate, "clientCertificate is null");
         this.clientKey = requireNonNull(clientKey, "clientKey is null");
@@ -102,8 +105,8 @@ final class FlightChannels
             }
         }
         return builder.build()
-                .keepAliveTime(KEEPALIVE_TIME_SECONDS, SECONDS)
-                .keepAliveTimeout(KEEPALIVE_TIMEOUT_SECONDS, SECONDS)
+                .keepAliveTime(keepaliveTimeMillis, MILLISECONDS)
+                .keepAliveTimeout(keepaliveTimeoutMillis, MILLISECONDS)
                 .keepAliveWithoutCalls(true)
                 .build();
     }

@@ -87,7 +87,7 @@ public final class FlightClientPool
         this.nextBatchTimeout = config.getNextBatchTimeout();
         this.allocator = new RootAllocator(config.getMemoryLimit().toBytes());
         this.splitMemoryLimit = config.getSplitMemoryLimit().toBytes();
-        this.channels = new FlightChannels(allocator, config.getChannelsPerServer(),
+        this.channels = new FlightChannels(allocator, config.getChannelsPerServer(), config.getKeepaliveTime(), config.getKeepaliveTimeout(),
                 config.getTlsCaFile().map(FlightClientPool::readFile),
                 config.getTlsCertFile().map(FlightClientPool::readFile),
                 config.getTlsKeyFile().map(FlightClientPool::readFile));

@@ -56,6 +56,8 @@ public class SstableFlightConfig
     private int channelsPerServer = 4;
     private int fetchThreads = 8;
     private Duration nextBatchTimeout = new Duration(5, MINUTES);
+    private Duration keepaliveTime = new Duration(30, SECONDS);
+    private Duration keepaliveTimeout = new Duration(10, SECONDS);
     private DecimalMapping decimalMapping = DecimalMapping.VARCHAR;
     private int decimalPrecision = 38;
     private int decimalScale = 10;
@@ -309,6 +311,37 @@ public class SstableFlightConfig
     public SstableFlightConfig setNextBatchTimeout(Duration nextBatchTimeout)
     {
         this.nextBatchTimeout = nextBatchTimeout;
+        return this;
+    }
+
+    /** sstable-flight permits a ping every 10 s (flightserver/limits.go) and sends GOAWAY to a client pinging more often. */
+    @NotNull
+    @MinDuration("10s")
+    public Duration getKeepaliveTime()
+    {
+        return keepaliveTime;
+    }
+
+    @Config("sstable-flight.keepalive-time")
+    @ConfigDescription("A connection with nothing from its server for this long is pinged (at least 10s, what the server permits)")
+    public SstableFlightConfig setKeepaliveTime(Duration keepaliveTime)
+    {
+        this.keepaliveTime = keepaliveTime;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("1s")
+    public Duration getKeepaliveTimeout()
+    {
+        return keepaliveTimeout;
+    }
+
+    @Config("sstable-flight.keepalive-timeout")
+    @ConfigDescription("A ping not answered within this closes the connection: its splits fail (UNAVAILABLE, Keepalive failed) instead of waiting on a dead server")
+    public SstableFlightConfig setKeepaliveTimeout(Duration keepaliveTimeout)
+    {
+        this.keepaliveTimeout = keepaliveTimeout;
         return this;
     }
 

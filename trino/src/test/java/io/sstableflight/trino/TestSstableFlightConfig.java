@@ -60,6 +60,8 @@ class TestSstableFlightConfig
                 .setChannelsPerServer(4)
                 .setFetchThreads(8)
                 .setNextBatchTimeout(new Duration(5, MINUTES))
+                .setKeepaliveTime(new Duration(30, SECONDS))
+                .setKeepaliveTimeout(new Duration(10, SECONDS))
                 .setMemoryLimit(DataSize.of(1, GIGABYTE))
                 .setPushdown(true)
                 .setScanSplits(0)
@@ -92,6 +94,8 @@ class TestSstableFlightConfig
                 .put("sstable-flight.channels-per-server", "2")
                 .put("sstable-flight.fetch-threads", "3")
                 .put("sstable-flight.next-batch-timeout", "90s")
+                .put("sstable-flight.keepalive-time", "1m")
+                .put("sstable-flight.keepalive-timeout", "3s")
                 .put("sstable-flight.memory-limit", "2GB")
                 .put("sstable-flight.pushdown", "false")
                 .put("sstable-flight.scan-splits", "8")
@@ -115,6 +119,8 @@ class TestSstableFlightConfig
                 .setChannelsPerServer(2)
                 .setFetchThreads(3)
                 .setNextBatchTimeout(new Duration(90, SECONDS))
+                .setKeepaliveTime(new Duration(1, MINUTES))
+                .setKeepaliveTimeout(new Duration(3, SECONDS))
                 .setMemoryLimit(DataSize.of(2, GIGABYTE))
                 .setPushdown(false)
                 .setScanSplits(8)
@@ -152,6 +158,8 @@ class TestSstableFlightConfig
         assertFailsValidation(valid().setStatisticsTimeout(new Duration(0, SECONDS)), "statisticsTimeout", "must be greater than or equal to 1ms", io.airlift.units.MinDuration.class);
         assertFailsValidation(valid().setChannelsPerServer(0), "channelsPerServer", "must be greater than or equal to 1", Min.class);
         assertFailsValidation(valid().setChannelsPerServer(65), "channelsPerServer", "must be less than or equal to 64", Max.class);
+        assertFailsValidation(valid().setKeepaliveTime(new Duration(5, SECONDS)), "keepaliveTime", "must be greater than or equal to 10s", io.airlift.units.MinDuration.class);
+        assertFailsValidation(valid().setKeepaliveTimeout(new Duration(500, java.util.concurrent.TimeUnit.MILLISECONDS)), "keepaliveTimeout", "must be greater than or equal to 1s", io.airlift.units.MinDuration.class);
         assertFailsValidation(valid().setFetchThreads(0), "fetchThreads", "must be greater than or equal to 1", Min.class);
         assertFailsValidation(valid().setNextBatchTimeout(new Duration(500, java.util.concurrent.TimeUnit.MILLISECONDS)), "nextBatchTimeout", "must be greater than or equal to 1s", io.airlift.units.MinDuration.class);
     }

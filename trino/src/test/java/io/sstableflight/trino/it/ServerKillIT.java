@@ -159,12 +159,18 @@ class ServerKillIT
         }
     }
 
+    /** The shortest keepalive the server permits (a ping every 10 s), and a short wait for its answer: the test waits 12 s, not 40. */
+    private static SstableFlightConfig fastKeepalive(SstableFlightConfig config)
+    {
+        return config.setKeepaliveTime(new Duration(10, SECONDS)).setKeepaliveTimeout(new Duration(2, SECONDS));
+    }
+
     @Test
     void aServerStoppedMidSplitFailsTheSplitThroughKeepalive()
             throws Exception
     {
         // next-batch-timeout at its default (5 minutes): only the keepalive can end this in time.
-        SstableFlightConfig config = new SstableFlightConfig();
+        SstableFlightConfig config = fastKeepalive(new SstableFlightConfig());
         assertThat(config.getNextBatchTimeout()).isEqualTo(new Duration(5, java.util.concurrent.TimeUnit.MINUTES));
         TrinoException failure = readWhileStopped("stop-keepalive", config, true);
         assertThat(failure.getErrorCode()).isEqualTo(SSTABLE_FLIGHT_STREAM_FAILED.toErrorCode());
@@ -185,7 +191,7 @@ class ServerKillIT
             throws Exception
     {
         // One channel: the split opens on the connection planning made, idle once the plan came.
-        TrinoException failure = readWhileStopped("stop-open", new SstableFlightConfig().setChannelsPerServer(1), false);
+        TrinoException failure = readWhileStopped("stop-open", fastKeepalive(new SstableFlightConfig().setChannelsPerServer(1)), false);
         assertThat(failure.getErrorCode()).isEqualTo(SSTABLE_FLIGHT_UNAVAILABLE.toErrorCode());
         assertThat(failure.getMessage()).contains("no location answered").contains("Keepalive failed");
     }
