@@ -22,7 +22,8 @@ func TestNewTableIsReadFromCassandraAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	// Cleanups run last first: the keyspace is dropped, then the session closed.
+	t.Cleanup(s.Close)
 	exec := func(q string) {
 		t.Helper()
 		if err := s.Query(q).WithContext(ctx).Exec(); err != nil {

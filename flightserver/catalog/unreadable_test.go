@@ -28,7 +28,8 @@ func TestUnreadableTableLeavesTheOthers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	// Cleanups run last first: the keyspace is dropped, then the session closed.
+	t.Cleanup(s.Close)
 	for _, q := range []string{
 		"DROP KEYSPACE IF EXISTS " + ks,
 		"CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
