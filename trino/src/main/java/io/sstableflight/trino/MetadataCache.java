@@ -2,11 +2,11 @@ package io.sstableflight.trino;
 
 import com.google.common.base.Ticker;
 import com.google.common.cache.Cache;
-import com.google.common.cache.CacheBuilder;
 import com.google.common.cache.CacheStats;
 import com.google.common.util.concurrent.UncheckedExecutionException;
 import com.google.inject.Inject;
 import io.airlift.units.Duration;
+import io.trino.cache.EvictableCacheBuilder;
 import io.trino.spi.TrinoException;
 import org.apache.arrow.flight.FlightInfo;
 
@@ -55,8 +55,10 @@ public final class MetadataCache
         this.clients = requireNonNull(clients, "clients is null");
         this.statisticsTimeoutMillis = statisticsTimeout.toMillis();
         long nanos = ttl.roundTo(NANOSECONDS);
-        this.listing = CacheBuilder.newBuilder().expireAfterWrite(nanos, NANOSECONDS).ticker(ticker).recordStats().build();
-        this.stats = CacheBuilder.newBuilder().expireAfterWrite(nanos, NANOSECONDS).maximumSize(MAX_STATS).ticker(ticker).recordStats().build();
+        // Trino's EvictableCacheBuilder, not Guava's: a load in flight when the cache is flushed
+        // (flush_metadata_cache, a name the listing lacks) is not kept, where Guava would keep it.
+        this.listing = EvictableCacheBuilder.newBuilder().expireAfterWrite(nanos, NANOSECONDS).ticker(ticker).shareNothingWhenDisabled().recordStats().build();
+        this.stats = EvictableCacheBuilder.newBuilder().expireAfterWrite(nanos, NANOSECONDS).maximumSize(MAX_STATS).ticker(ticker).shareNothingWhenDisabled().recordStats().build();
     }
 
     /** The served tables (their Arrow schemas and planning), in the server's order: the kept listing while it is fresh. */
