@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // TestLoadAccounting: every query is counted once, as a success or an
@@ -87,5 +89,35 @@ func TestLoadAllErrors(t *testing.T) {
 	})
 	if st.OK != 0 || st.Errors == 0 || st.QPS != 0 || st.P50MS != 0 || int64(len(st.ErrorsAt)) != min(errorSamples, st.Errors) {
 		t.Errorf("stats %+v; want only errors, up to %d kept", st, errorSamples)
+	}
+}
+
+// TestMergeLoadsSumsParts checks that a run made in parts (Run's A B B A)
+// is the sum of its parts: queries, errors and time add up, throughput is
+// their quotient, and the latencies are those of all the parts' queries.
+func TestMergeLoadsSumsParts(t *testing.T) {
+	part := func(wall float64, ok, bad int64, latencyUS ...int64) (LoadStats, *hdrhistogram.Histogram) {
+		h := hdrhistogram.New(loadHistMinUS, loadHistMaxUS, 3)
+		for _, us := range latencyUS {
+			_ = h.RecordValue(us)
+		}
+		s := LoadStats{Clients: 8, WallS: wall, OK: ok, Errors: bad, ErrorsAt: []string{"e"}}
+		s.finish(h)
+		return s, h
+	}
+	a, ha := part(10, 3, 1, 1000, 1000, 1000)
+	b, hb := part(5, 2, 0, 9000, 9000)
+	m := mergeLoads([]LoadStats{a, b}, []*hdrhistogram.Histogram{ha, hb})
+	if m.OK != 5 || m.Errors != 1 || m.WallS != 15 || m.Clients != 8 {
+		t.Fatalf("merged %+v, want 5 ok, 1 error, 15 s", m)
+	}
+	if m.QPS != 5.0/15 {
+		t.Errorf("qps %v, want %v", m.QPS, 5.0/15)
+	}
+	if m.P50MS < 0.99 || m.P50MS > 1.01 || m.MaxMS < 8.99 || m.MaxMS > 9.01 {
+		t.Errorf("p50 %v ms, max %v ms: want 1 and 9 (every part's latencies)", m.P50MS, m.MaxMS)
+	}
+	if len(m.ErrorsAt) != 2 {
+		t.Errorf("error samples %v, want each part's", m.ErrorsAt)
 	}
 }
