@@ -240,7 +240,7 @@ func measure(ctx context.Context, rep *laneb.Report, d *lanea.Dataset, outDir st
 	var errs []error
 	results, err := laneb.Run(ctx, laneb.Config{
 		Trino: client, Keyspace: d.Keyspace, Queries: qs, Warmups: o.warmups, Runs: o.runs, PointRepeat: o.pointRepeat,
-		ServerPid: srv.Pid, NodePid: node.Pid, Progress: os.Stderr,
+		ServerPid: srv.Pid, NodePid: node.Pid, ServerMetrics: srv.MetricsURL(), Progress: os.Stderr,
 	})
 	rep.Results = results
 	errs = append(errs, err)

@@ -118,6 +118,9 @@ func (r *Report) joinMarkdown(b *strings.Builder, h string) {
 			l.Keys, l.Passes, fmtMS(l.ServerP50MS), l.RPCs, fmtMS(l.ServerCPUP50MS), fmtMS(l.ClientP50MS))
 		if ok && l.ServerP50MS > 0 {
 			fmt.Fprintf(b, " Join p50 through ours / that server time: %.1f×.", x.Ours.P50MS/l.ServerP50MS)
+			if x.Ours.ServerMS > 0 {
+				fmt.Fprintf(b, " The join's own server time (its reads of the keys, median run): %s, %.2f× the lookups'.", fmtMS(x.Ours.ServerMS), x.Ours.ServerMS/l.ServerP50MS)
+			}
 		}
 		if l.Note != "" {
 			fmt.Fprintf(b, " Note: %s.", l.Note)

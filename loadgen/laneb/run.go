@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sstable-flight/sstable-flight/loadgen"
 	"github.com/sstable-flight/sstable-flight/loadgen/lanea"
 )
 
@@ -61,7 +62,10 @@ type Config struct {
 	PointRepeat int
 	ServerPid   int // sstable-flight: its CPU is our arm's source CPU
 	NodePid     int // Cassandra: the peer arm's source CPU
-	Progress    io.Writer
+	// ServerMetrics is sstable-flight's /metrics URL: the join's server
+	// time through ours is read from it ("" for none).
+	ServerMetrics string
+	Progress      io.Writer
 }
 
 // Arm is one query through one catalog.
@@ -81,6 +85,10 @@ type Arm struct {
 	Splits       int     `json:"splits"`
 	SourceCPUMS  float64 `json:"source_cpu_ms"` // sstable-flight's or Cassandra's process CPU in the median run
 	Rows         int     `json:"result_rows"`
+	// ServerMS is sstable-flight's request time (the growth of
+	// sstf_request_seconds_sum) in the median run: ours' join only, the
+	// server's own share of it.
+	ServerMS float64 `json:"server_ms,omitempty"`
 	// Join is the dynamic-filter evidence of the median run (join only).
 	Join *JoinEvidence `json:"join,omitempty"`
 	// Info is the median run's QueryInfo (join only), written beside the
@@ -189,6 +197,7 @@ type run struct {
 	source time.Duration
 	rows   [][]any
 	info   json.RawMessage // the join's QueryInfo; nil for other queries
+	server time.Duration   // sstable-flight's request time meanwhile (ours' join only)
 }
 
 // once runs q through one catalog, with the CPU its data source (the
@@ -199,6 +208,15 @@ func (cfg *Config) once(ctx context.Context, q Query, cat string) (run, error) {
 		pid = cfg.NodePid
 	}
 	sql := fmt.Sprintf(q.SQL, cat+"."+cfg.Keyspace+"."+q.Table)
+	serving := q.Join && cat == OursCatalog && cfg.ServerMetrics != ""
+	var served float64
+	if serving {
+		m, err := loadgen.ScrapeMetrics(ctx, cfg.ServerMetrics, metricRequestSum)
+		if err != nil {
+			return run{}, err
+		}
+		served = m[metricRequestSum]
+	}
 	before := ProcessCPU(pid)
 	r, err := cfg.Trino.Query(ctx, sql)
 	if err != nil {
@@ -207,6 +225,13 @@ func (cfg *Config) once(ctx context.Context, q Query, cat string) (run, error) {
 	out := run{wall: r.Wall, stats: r.Stats, source: ProcessCPU(pid) - before, rows: r.Rows}
 	if q.Join {
 		out.info = r.Info
+	}
+	if serving {
+		m, err := loadgen.ScrapeMetrics(ctx, cfg.ServerMetrics, metricRequestSum)
+		if err != nil {
+			return run{}, err
+		}
+		out.server = time.Duration((m[metricRequestSum] - served) * float64(time.Second))
 	}
 	return out, nil
 }
@@ -253,6 +278,7 @@ func arm(cat string, runs []run) Arm {
 		a.ScanPerRowNS = float64(s.ScanCPU.Nanoseconds()) / float64(s.InputRows)
 	}
 	a.SourceCPUMS = ms(m.source)
+	a.ServerMS = ms(m.server)
 	a.Rows = len(m.rows)
 	a.Info = m.info
 	return a
