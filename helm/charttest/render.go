@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -74,23 +75,57 @@ func Load() (*chart.Chart, error) {
 	return c, nil
 }
 
+// MonitoringAPIs are the API versions the Prometheus Operator's CRDs add
+// to discovery, as Helm's Capabilities.APIVersions lists them.
+var MonitoringAPIs = []string{
+	"monitoring.coreos.com/v1",
+	"monitoring.coreos.com/v1/PodMonitor",
+	"monitoring.coreos.com/v1/ServiceMonitor",
+}
+
+// Options are what a rendering sees of its cluster.
+type Options struct {
+	Namespace string
+	// APIVersions are served besides Kubernetes' own (MonitoringAPIs for
+	// a cluster with the Prometheus Operator).
+	APIVersions []string
+	// Lookup answers the chart's lookup calls; nil: no cluster, as with
+	// helm template.
+	Lookup engine.ClientProvider
+}
+
 // Render renders the chart with values as release "sstf" in Namespace,
-// validating values against values.schema.json, and decodes every object.
+// on a cluster serving the Prometheus Operator's CRDs, validating values
+// against values.schema.json, and decodes every object.
 func Render(c *chart.Chart, values map[string]any) (*Rendering, error) {
 	return RenderIn(c, values, Namespace)
 }
 
 // RenderIn is Render for a release in namespace ns.
 func RenderIn(c *chart.Chart, values map[string]any, ns string) (*Rendering, error) {
+	return RenderWith(c, values, Options{Namespace: ns, APIVersions: MonitoringAPIs})
+}
+
+// RenderWith renders the chart against a cluster as opts describe.
+func RenderWith(c *chart.Chart, values map[string]any, opts Options) (*Rendering, error) {
 	caps := chartutil.DefaultCapabilities.Copy()
 	caps.KubeVersion = chartutil.KubeVersion{Version: "v1.34.0", Major: "1", Minor: "34"}
+	// A new slice: the default set is Helm's global.
+	caps.APIVersions = slices.Concat(caps.APIVersions, opts.APIVersions)
 	vals, err := chartutil.ToRenderValues(c, values, chartutil.ReleaseOptions{
-		Name: "sstf", Namespace: ns, Revision: 1, IsInstall: true,
+		Name: "sstf", Namespace: opts.Namespace, Revision: 1, IsInstall: true,
 	}, caps)
 	if err != nil {
 		return nil, fmt.Errorf("values: %w", err)
 	}
-	files, err := engine.Engine{Strict: true}.Render(c, vals)
+	var files map[string]string
+	if opts.Lookup != nil {
+		// Helm's engine takes a client provider only here, without its
+		// strict mode.
+		files, err = engine.RenderWithClientProvider(c, vals, opts.Lookup)
+	} else {
+		files, err = engine.Engine{Strict: true}.Render(c, vals)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
