@@ -16,6 +16,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
@@ -64,12 +65,13 @@ func renderCase(t *testing.T, c Case) *Rendering {
 	return r
 }
 
-// pod is a pod spec the server runs in, with the labels it carries (nil
-// in sidecar mode, where the operator's pod carries them).
+// pod is a pod spec the server runs in, with the labels it carries; in
+// sidecar mode the pod the operator makes, operator naming it.
 type pod struct {
-	where  string
-	labels map[string]string
-	spec   corev1.PodSpec
+	where    string
+	labels   map[string]string
+	spec     corev1.PodSpec
+	operator string
 }
 
 func TestMatrix(t *testing.T) {
@@ -86,9 +88,9 @@ func TestMatrix(t *testing.T) {
 				checkPodSecurity(t, c, p)
 			}
 			checkService(t, c, r, pods)
-			checkRBAC(t, c, r)
+			checkRBAC(t, c, r, pods)
 			checkMonitoring(t, c, r)
-			checkNetworkPolicy(t, c, r)
+			checkNetworkPolicy(t, c, r, pods)
 			checkDashboard(t, c, r)
 			if !strings.Contains(r.Notes, fullname+"."+Namespace+".svc:8815") {
 				t.Errorf("NOTES name no Flight URI of the Service:\n%s", r.Notes)
@@ -138,12 +140,12 @@ func workloadPods(t *testing.T, c Case, r *Rendering) []pod {
 				spec.Volumes = append(spec.Volumes, corev1.Volume{Name: pvc.Name, VolumeSource: corev1.VolumeSource{
 					PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: pvc.Name}}})
 			}
-			pods = append(pods, pod{"StatefulSet", obj.Spec.Template.Labels, spec})
+			pods = append(pods, pod{where: "StatefulSet", labels: obj.Spec.Template.Labels, spec: spec})
 			checkCassandra(t, c, obj)
 		case *appsv1.DaemonSet:
 			kinds["DaemonSet"]++
 			checkSelector(t, obj.Spec.Selector.MatchLabels, obj.Spec.Template.Labels, "DaemonSet")
-			pods = append(pods, pod{"DaemonSet", obj.Spec.Template.Labels, obj.Spec.Template.Spec})
+			pods = append(pods, pod{where: "DaemonSet", labels: obj.Spec.Template.Labels, spec: obj.Spec.Template.Spec})
 		case *appsv1.Deployment:
 			t.Errorf("a Deployment: no mode installs one")
 		case *corev1.ConfigMap:
@@ -169,73 +171,6 @@ func checkSelector(t *testing.T, sel, podLabels map[string]string, what string) 
 	if len(sel) == 0 || !labels.SelectorFromSet(sel).Matches(labels.Set(podLabels)) {
 		t.Errorf("%s: selector %v does not select its pods' labels %v", what, sel, podLabels)
 	}
-}
-
-// sidecarPods decodes the ConfigMap's snippets strictly: the container and
-// volumes alone, and merged into the operator's own values.
-func sidecarPods(t *testing.T, c Case, cm *corev1.ConfigMap) []pod {
-	var container corev1.Container
-	var volumes []corev1.Volume
-	if err := DecodeYAMLStrict(cm.Data["container.yaml"], &container); err != nil {
-		t.Fatalf("container.yaml: %v\n%s", err, cm.Data["container.yaml"])
-	}
-	if err := DecodeYAMLStrict(cm.Data["volumes.yaml"], &volumes); err != nil {
-		t.Fatalf("volumes.yaml: %v", err)
-	}
-	// The operator's pod brings Cassandra's volume.
-	cassVol := corev1.Volume{Name: c.VolumeName, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
-	pods := []pod{{where: "container.yaml", spec: corev1.PodSpec{Containers: []corev1.Container{container}, Volumes: append(volumes, cassVol)}}}
-	wantSA := fullname
-	if !c.Discovery {
-		wantSA = ""
-	}
-	if sa, ok := c.Values["serviceAccount"].(map[string]any); ok && sa["name"] != nil {
-		wantSA = sa["name"].(string)
-	}
-	switch target := sidecarTarget(c); target {
-	case "bitnami":
-		var v struct {
-			ServiceAccount struct {
-				Create bool   `json:"create"`
-				Name   string `json:"name"`
-			} `json:"serviceAccount"`
-			Sidecars     []corev1.Container `json:"sidecars"`
-			ExtraVolumes []corev1.Volume    `json:"extraVolumes"`
-		}
-		if err := DecodeYAMLStrict(cm.Data["bitnami-values.yaml"], &v); err != nil {
-			t.Fatalf("bitnami-values.yaml: %v\n%s", err, cm.Data["bitnami-values.yaml"])
-		}
-		if v.ServiceAccount.Create || v.ServiceAccount.Name != wantSA {
-			t.Errorf("bitnami serviceAccount %+v, want create false, name %q", v.ServiceAccount, wantSA)
-		}
-		if len(v.Sidecars) != 1 || !reflect.DeepEqual(v.Sidecars[0], container) || !reflect.DeepEqual(v.ExtraVolumes, volumes) {
-			t.Errorf("bitnami values differ from container.yaml and volumes.yaml")
-		}
-		if _, ok := cm.Data["cass-operator.yaml"]; ok {
-			t.Errorf("bitnami target renders cass-operator.yaml too")
-		}
-		pods = append(pods, pod{where: "bitnami-values.yaml", spec: corev1.PodSpec{Containers: v.Sidecars, Volumes: append(v.ExtraVolumes, cassVol)}})
-	default:
-		var v struct {
-			Spec struct {
-				ServiceAccount  string                 `json:"serviceAccount"`
-				PodTemplateSpec corev1.PodTemplateSpec `json:"podTemplateSpec"`
-			} `json:"spec"`
-		}
-		if err := DecodeYAMLStrict(cm.Data["cass-operator.yaml"], &v); err != nil {
-			t.Fatalf("cass-operator.yaml: %v\n%s", err, cm.Data["cass-operator.yaml"])
-		}
-		if v.Spec.ServiceAccount != wantSA {
-			t.Errorf("cass-operator serviceAccount %q, want %q", v.Spec.ServiceAccount, wantSA)
-		}
-		spec := v.Spec.PodTemplateSpec.Spec
-		if len(spec.Containers) != 1 || !reflect.DeepEqual(spec.Containers[0], container) || !reflect.DeepEqual(spec.Volumes, volumes) {
-			t.Errorf("cass-operator patch differs from container.yaml and volumes.yaml")
-		}
-		spec.Volumes = append(spec.Volumes, cassVol)
-		pods = append(pods, pod{where: "cass-operator.yaml", spec: spec})
-	}
-	return pods
 }
 
 func sidecarTarget(c Case) string {
@@ -357,12 +292,52 @@ func checkServerContainer(t *testing.T, c Case, p pod) {
 			}
 		}
 	}
+	// CQL credentials and TLS: each file a flag names is the key of the
+	// Secret the case says, mounted so the kubelet renews it.
+	for f, v := range c.Flags {
+		if got, ok := args[f]; !ok || got != v {
+			t.Errorf("%s: %s=%q (passed %v), want %q", where, f, got, ok, v)
+		}
+	}
+	for f, want := range c.Files {
+		path, ok := args[f]
+		if !ok {
+			t.Errorf("%s: no %s", where, f)
+			continue
+		}
+		if got := secretFile(t, p, ct, path); got != want {
+			t.Errorf("%s: %s=%s is %q, want the Secret key %q", where, f, path, got, want)
+		}
+	}
+	for _, f := range c.Absent {
+		if _, ok := args[f]; ok {
+			t.Errorf("%s: %s passed", where, f)
+		}
+	}
 	env := map[string]corev1.EnvVar{}
 	for _, e := range ct.Env {
 		env[e.Name] = e
 	}
 	if e := env["POD_NAMESPACE"]; e.ValueFrom == nil || e.ValueFrom.FieldRef == nil || e.ValueFrom.FieldRef.FieldPath != "metadata.namespace" {
 		t.Errorf("%s: POD_NAMESPACE not from the downward API: %+v", where, e)
+	}
+	for _, e := range ct.Env {
+		if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+			t.Errorf("%s: env %s from a Secret: a rotated Secret reaches env only on restart", where, e.Name)
+		}
+	}
+	// The Go runtime sized to the container: GOMAXPROCS from the CPU
+	// limit (without one, the request), GOMEMLIMIT from the memory limit.
+	maxProcs := "limits.cpu"
+	if ct.Resources.Limits.Cpu().IsZero() {
+		maxProcs = "requests.cpu"
+	}
+	for name, res := range map[string]string{"GOMAXPROCS": maxProcs, "GOMEMLIMIT": "limits.memory"} {
+		e := env[name]
+		if e.ValueFrom == nil || e.ValueFrom.ResourceFieldRef == nil || e.ValueFrom.ResourceFieldRef.Resource != res ||
+			e.ValueFrom.ResourceFieldRef.Divisor.Cmp(resource.MustParse("1")) != 0 {
+			t.Errorf("%s: %s %+v, want the resourceFieldRef %s, divisor 1", where, name, e.ValueFrom, res)
+		}
 	}
 	// Ports and probes: gRPC health on the Flight port, TCP with TLS
 	// (the kubelet's gRPC probe speaks no TLS).
@@ -389,6 +364,37 @@ func checkServerContainer(t *testing.T, c Case, p pod) {
 	}
 }
 
+// secretFile tells which Secret key ("secret/key") the file at path of
+// container ct is: a directory mount (no subPath, so the kubelet renews
+// it) of a secret volume, through its items or, without items, the key
+// of the file's name. "" if the file is no Secret's.
+func secretFile(t *testing.T, p pod, ct corev1.Container, path string) string {
+	t.Helper()
+	for _, m := range ct.VolumeMounts {
+		rel, ok := strings.CutPrefix(path, strings.TrimSuffix(m.MountPath, "/")+"/")
+		if !ok {
+			continue
+		}
+		if m.SubPath != "" || !m.ReadOnly {
+			t.Errorf("%s: %s mounted with subPath %q, readOnly %v", p.where, m.MountPath, m.SubPath, m.ReadOnly)
+		}
+		for _, v := range p.spec.Volumes {
+			if v.Name != m.Name || v.Secret == nil {
+				continue
+			}
+			if len(v.Secret.Items) == 0 {
+				return v.Secret.SecretName + "/" + rel
+			}
+			for _, it := range v.Secret.Items {
+				if it.Path == rel {
+					return v.Secret.SecretName + "/" + it.Key
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // flags reads --name=value arguments (a bare --flag maps to "").
 func flags(args []string) map[string]string {
 	m := map[string]string{}
@@ -400,7 +406,7 @@ func flags(args []string) map[string]string {
 }
 
 func checkPodSecurity(t *testing.T, c Case, p pod) {
-	if p.labels == nil { // a sidecar's pod is the operator's
+	if p.operator != "" { // a sidecar's pod is the operator's
 		return
 	}
 	s := p.spec
@@ -510,7 +516,6 @@ func checkService(t *testing.T, c Case, r *Rendering, pods []pod) {
 		if !reflect.DeepEqual(svc.Spec.Selector, want) {
 			t.Errorf("Service selects %v, want the Cassandra pods' %v", svc.Spec.Selector, want)
 		}
-		return
 	}
 	for _, p := range pods {
 		checkSelector(t, svc.Spec.Selector, p.labels, "Service")
@@ -519,7 +524,7 @@ func checkService(t *testing.T, c Case, r *Rendering, pods []pod) {
 
 // checkRBAC asserts the Role grants exactly AllowedCalls, in the namespace,
 // bound to the pods' ServiceAccount; nothing cluster-wide.
-func checkRBAC(t *testing.T, c Case, r *Rendering) {
+func checkRBAC(t *testing.T, c Case, r *Rendering, pods []pod) {
 	var roles []*rbacv1.Role
 	var bindings []*rbacv1.RoleBinding
 	var sas []*corev1.ServiceAccount
@@ -563,11 +568,24 @@ func checkRBAC(t *testing.T, c Case, r *Rendering) {
 	if len(b.Subjects) != 1 || b.Subjects[0] != (rbacv1.Subject{Kind: "ServiceAccount", Name: wantSA, Namespace: Namespace}) {
 		t.Errorf("RoleBinding subjects %+v, want ServiceAccount %s/%s", b.Subjects, Namespace, wantSA)
 	}
+	// The pods run as the account bound (an unnamed one is "default").
+	for _, p := range pods {
+		sa := p.spec.ServiceAccountName
+		if sa == "" {
+			sa = "default"
+		}
+		if sa != wantSA {
+			t.Errorf("%s: the pods run as %s, the RoleBinding binds %s", p.where, sa, wantSA)
+		}
+	}
 }
 
 // checkMonitoring asserts the PodMonitor (default) or ServiceMonitor
 // selects the server's pods or Service, on its metrics port, with the
-// extra labels of the values.
+// extra labels of the values, and reaches /metrics as the server serves
+// it: HTTPS against the server's CA for the Service's name with TLS, a
+// client certificate with a client CA and a token with a token, neither
+// with metrics.open; prometheus-operator's own validation passes.
 func checkMonitoring(t *testing.T, c Case, r *Rendering) {
 	pms := objectsOf[*monitoringv1.PodMonitor](r)
 	sms := objectsOf[*monitoringv1.ServiceMonitor](r)
@@ -598,8 +616,13 @@ func checkMonitoring(t *testing.T, c Case, r *Rendering) {
 			t.Errorf("PodMonitor selects %v, the Service %v", pm.Spec.Selector.MatchLabels, svc.Spec.Selector)
 		}
 		if len(pm.Spec.PodMetricsEndpoints) != 1 || pm.Spec.PodMetricsEndpoints[0].Port == nil || *pm.Spec.PodMetricsEndpoints[0].Port != metricsPort {
-			t.Errorf("PodMonitor endpoints %+v", pm.Spec.PodMetricsEndpoints)
+			t.Fatalf("PodMonitor endpoints %+v", pm.Spec.PodMetricsEndpoints)
 		}
+		e := pm.Spec.PodMetricsEndpoints[0]
+		if err := e.HTTPConfigWithProxy.Validate(); err != nil {
+			t.Errorf("PodMonitor: prometheus-operator refuses it: %v", err)
+		}
+		checkScrape(t, c, "PodMonitor", e.Scheme, e.TLSConfig, e.Authorization)
 		for k, v := range extra("podMonitor") {
 			if pm.Labels[k] != v {
 				t.Errorf("PodMonitor lacks label %s=%v", k, v)
@@ -611,8 +634,20 @@ func checkMonitoring(t *testing.T, c Case, r *Rendering) {
 			t.Errorf("ServiceMonitor selects %v, not the Service's labels %v", sm.Spec.Selector.MatchLabels, svc.Labels)
 		}
 		if len(sm.Spec.Endpoints) != 1 || sm.Spec.Endpoints[0].Port != "metrics" {
-			t.Errorf("ServiceMonitor endpoints %+v", sm.Spec.Endpoints)
+			t.Fatalf("ServiceMonitor endpoints %+v", sm.Spec.Endpoints)
 		}
+		e := sm.Spec.Endpoints[0]
+		if err := e.HTTPConfigWithProxyAndTLSFiles.Validate(); err != nil {
+			t.Errorf("ServiceMonitor: prometheus-operator refuses it: %v", err)
+		}
+		var tls *monitoringv1.SafeTLSConfig
+		if e.TLSConfig != nil {
+			tls = &e.TLSConfig.SafeTLSConfig
+			if e.TLSConfig.TLSFilesConfig != (monitoringv1.TLSFilesConfig{}) {
+				t.Errorf("ServiceMonitor names files in Prometheus's container: %+v", e.TLSConfig.TLSFilesConfig)
+			}
+		}
+		checkScrape(t, c, "ServiceMonitor", e.Scheme, tls, e.Authorization)
 		for k, v := range extra("serviceMonitor") {
 			if sm.Labels[k] != v {
 				t.Errorf("ServiceMonitor lacks label %s=%v", k, v)
@@ -621,7 +656,66 @@ func checkMonitoring(t *testing.T, c Case, r *Rendering) {
 	}
 }
 
-func checkNetworkPolicy(t *testing.T, c Case, r *Rendering) {
+// checkScrape asserts how a monitor reaches /metrics.
+func checkScrape(t *testing.T, c Case, what string, scheme *monitoringv1.Scheme, tls *monitoringv1.SafeTLSConfig, auth *monitoringv1.SafeAuthorization) {
+	t.Helper()
+	v := func(path ...string) any { return valueAt(c.Values, path...) }
+	open := v("metrics", "open") == true
+	wantScheme := "http"
+	if c.TLS {
+		wantScheme = "https"
+	}
+	if scheme == nil || strings.ToLower(string(*scheme)) != wantScheme {
+		t.Errorf("%s: scheme %v, want %s", what, scheme, wantScheme)
+	}
+	switch {
+	case !c.TLS && tls != nil:
+		t.Errorf("%s: tlsConfig without TLS", what)
+	case c.TLS && tls == nil:
+		t.Errorf("%s: TLS without tlsConfig", what)
+	case c.TLS:
+		caSecret, _ := v("metrics", "scrape", "caSecret").(string)
+		if caSecret == "" {
+			caSecret, _ = v("tls", "existingSecret").(string)
+		}
+		if tls.CA.Secret == nil || tls.CA.Secret.Name != caSecret || tls.CA.Secret.Key != "ca.crt" {
+			t.Errorf("%s: CA %+v, want %s/ca.crt", what, tls.CA, caSecret)
+		}
+		if tls.ServerName == nil || *tls.ServerName != fullname+"."+Namespace+".svc" {
+			t.Errorf("%s: serverName %v, want the Service's name", what, tls.ServerName)
+		}
+		client, _ := v("metrics", "scrape", "clientCertSecret").(string)
+		wantClient := v("tls", "clientCA") == true && !open
+		if got := tls.Cert.Secret != nil && tls.Cert.Secret.Name == client && tls.KeySecret != nil && tls.KeySecret.Name == client; got != wantClient {
+			t.Errorf("%s: client certificate %+v %+v, want %v (from %q)", what, tls.Cert, tls.KeySecret, wantClient, client)
+		}
+	}
+	token, _ := v("auth", "existingSecret").(string)
+	wantAuth := token != "" && !open
+	if got := auth != nil && auth.Credentials != nil && auth.Credentials.Name == token && auth.Credentials.Key == "token"; got != wantAuth {
+		t.Errorf("%s: authorization %+v, want %v (Secret %q)", what, auth, wantAuth, token)
+	}
+}
+
+// valueAt reads a nested value of a case's values.
+func valueAt(m map[string]any, path ...string) any {
+	var cur any = m
+	for _, p := range path {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = mm[p]
+	}
+	return cur
+}
+
+// checkNetworkPolicy asserts the chart's NetworkPolicy limits the
+// server's ports as the values say and leaves every other port of the
+// pods it selects open to all: Cassandra's and those of what its operator
+// runs beside it (a policy selecting a pod denies every port it does not
+// list).
+func checkNetworkPolicy(t *testing.T, c Case, r *Rendering, pods []pod) {
 	nps := objectsOf[*networkingv1.NetworkPolicy](r)
 	svc := service(t, r)
 	np, _ := c.Values["networkPolicy"].(map[string]any)
@@ -635,23 +729,43 @@ func checkNetworkPolicy(t *testing.T, c Case, r *Rendering) {
 	if !reflect.DeepEqual(p.Spec.PodSelector.MatchLabels, svc.Spec.Selector) {
 		t.Errorf("NetworkPolicy selects %v, the Service %v", p.Spec.PodSelector.MatchLabels, svc.Spec.Selector)
 	}
-	open := map[string]bool{}
-	for _, rule := range p.Spec.Ingress {
-		for _, port := range rule.Ports {
-			open[port.Port.String()] = true
-		}
-		if slices.ContainsFunc(rule.Ports, func(p networkingv1.NetworkPolicyPort) bool { return p.Port.String() == "flight" }) && len(rule.From) > 0 {
-			// The servers reach each other's Flight port.
-			if !reflect.DeepEqual(rule.From[0].PodSelector.MatchLabels, svc.Spec.Selector) {
-				t.Errorf("Flight rule %+v lets the servers not reach each other", rule.From)
+	if c.Mode == "daemonset" {
+		return // the host's network: no policy applies
+	}
+	policies := []networkingv1.NetworkPolicy{*p}
+	stranger := source{name: "a pod of no policy", ns: Namespace, labels: map[string]string{"app": "stranger"}}
+	for _, pd := range pods {
+		peer := source{name: "a peer server", ns: Namespace, labels: pd.labels}
+		for _, ct := range append(append([]corev1.Container{}, pd.spec.InitContainers...), pd.spec.Containers...) {
+			for _, port := range ct.Ports {
+				switch {
+				case ct.Name == serverName && port.Name == "flight":
+					limited := np["flightFrom"] != nil
+					if !admits(t, policies, Namespace, pd.labels, port, peer) {
+						t.Errorf("%s: the servers cannot reach each other's Flight port", pd.where)
+					}
+					if admits(t, policies, Namespace, pd.labels, port, stranger) == limited {
+						t.Errorf("%s: Flight from any pod admitted %v with flightFrom %v", pd.where, !limited, np["flightFrom"])
+					}
+				case ct.Name == serverName && port.Name == metricsPort:
+					if limited := np["metricsFrom"] != nil; admits(t, policies, Namespace, pd.labels, port, stranger) == limited {
+						t.Errorf("%s: metrics from any pod admitted %v with metricsFrom %v", pd.where, !limited, np["metricsFrom"])
+					}
+				default:
+					if !admits(t, policies, Namespace, pd.labels, port, stranger) {
+						t.Errorf("%s: the policy cuts port %d (%s) of container %s", pd.where, port.ContainerPort, port.Name, ct.Name)
+					}
+				}
 			}
 		}
 	}
-	if !open["flight"] || !open[metricsPort] {
-		t.Errorf("NetworkPolicy opens %v, want flight and %s", open, metricsPort)
-	}
-	if cassandraToo := c.Mode != "daemonset"; cassandraToo != open["9042"] {
-		t.Errorf("NetworkPolicy opens %v in mode %s: Cassandra's CQL port must stay open where the pods are Cassandra's", open, c.Mode)
+	if c.Mode == "sidecar" && sidecarTarget(c) != "bitnami" {
+		// What K8ssandra adds to the pods whether or not the modelled
+		// pod has it: Medusa's port.
+		medusa := corev1.ContainerPort{Name: "grpc", ContainerPort: medusaPort}
+		if !admits(t, policies, Namespace, pods[0].labels, medusa, stranger) {
+			t.Errorf("the policy cuts Medusa's port %d", medusaPort)
+		}
 	}
 }
 

@@ -42,6 +42,11 @@ func TestSchemaRejects(t *testing.T) {
 		{"bad digest", map[string]any{"image": map[string]any{"digest": "latest"}}, "digest"},
 		{"no replicas", map[string]any{"statefulset": map[string]any{"replicas": 0}}, "replicas"},
 		{"existing account unnamed", map[string]any{"serviceAccount": map[string]any{"create": false}}, "serviceAccount.name"},
+		{"CQL user and user key", map[string]any{"cassandra": map[string]any{"auth": map[string]any{"user": "a", "usernameKey": "b"}}}, "auth"},
+		{"CQL TLS without secret", map[string]any{"cassandra": map[string]any{"tls": map[string]any{"enabled": true}}}, "cassandra.tls.existingSecret"},
+		{"CQL client certificate without key", map[string]any{"cassandra": map[string]any{"tls": map[string]any{"enabled": true, "existingSecret": "x", "certKey": "tls.crt"}}}, "keyKey"},
+		{"CQL client key without certificate", map[string]any{"cassandra": map[string]any{"tls": map[string]any{"enabled": true, "existingSecret": "x", "keyKey": "tls.key"}}}, "certKey"},
+		{"Secret key with a slash", map[string]any{"cassandra": map[string]any{"auth": map[string]any{"passwordKey": "a/b"}}}, "passwordKey"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

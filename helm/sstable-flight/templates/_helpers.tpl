@@ -122,6 +122,56 @@ uid, in live mode as 65532, an account that owns nothing.
 {{- end -}}
 {{- end -}}
 
+{{/*
+CQL credentials: the Secret's keys mounted as files username and
+password, or a fixed user. cass-operator's and K8ssandra's Secrets hold
+username and password; Bitnami's only cassandra-password, for the user
+cassandra.
+*/}}
+{{- define "sstable-flight.cqlUser" -}}
+{{- $a := .Values.cassandra.auth -}}
+{{- if $a.user -}}{{ $a.user }}
+{{- else if and (include "sstable-flight.bitnami" .) (not $a.usernameKey) -}}cassandra
+{{- end -}}
+{{- end -}}
+
+{{- define "sstable-flight.cqlUsernameKey" -}}
+{{- if not (include "sstable-flight.cqlUser" .) -}}
+{{- default "username" .Values.cassandra.auth.usernameKey -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "sstable-flight.cqlPasswordKey" -}}
+{{- default (ternary "cassandra-password" "password" (eq (include "sstable-flight.bitnami" .) "true")) .Values.cassandra.auth.passwordKey -}}
+{{- end -}}
+
+{{/*
+The ports of the Cassandra pods a NetworkPolicy selecting them must
+leave open: what the target's operator runs in them (cass-operator's
+container ports, K8ssandra's Medusa; Bitnami's and its exporter's; the
+statefulset's own).
+*/}}
+{{- define "sstable-flight.cassandraPorts" -}}
+{{- $ports := .Values.networkPolicy.cassandraPorts -}}
+{{- if not $ports -}}
+{{- if include "sstable-flight.bitnami" . -}}
+{{- $ports = list 7000 7001 7199 9042 8080 5555 -}}
+{{- else if eq .Values.mode "sidecar" -}}
+{{- $ports = list 7000 7001 7199 8080 9000 9042 9103 9142 50051 -}}
+{{- else -}}
+{{- $ports = list 7000 7001 7199 9042 -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $ports -}}
+{{- end -}}
+
+{{/* Whether CQL TLS reads files of a Secret (a CA or a client certificate). */}}
+{{- define "sstable-flight.cqlTLSFiles" -}}
+{{- with .Values.cassandra.tls -}}
+{{- if and .enabled (or .caKey .certKey) -}}true{{- end -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "sstable-flight.ticketKeySecret" -}}
 {{- default (printf "%s-ticket-key" (include "sstable-flight.fullname" .)) .Values.ticketKey.existingSecret -}}
 {{- end -}}
@@ -146,8 +196,28 @@ args:
   - --listen=:{{ .Values.server.flightPort }}
   - --admin-listen=:{{ .Values.server.metricsPort }}
   - --cassandra=$(POD_IP):{{ .Values.cassandra.cqlPort }}
-  {{- if .Values.cassandra.auth.user }}
-  - --cassandra-user={{ .Values.cassandra.auth.user }}
+  {{- with .Values.cassandra.auth.existingSecret }}
+  {{- with include "sstable-flight.cqlUser" $ }}
+  - --cassandra-user={{ . }}
+  {{- else }}
+  - --cassandra-user-file=/etc/sstable-flight/cassandra-auth/username
+  {{- end }}
+  - --cassandra-password-file=/etc/sstable-flight/cassandra-auth/password
+  {{- end }}
+  {{- with .Values.cassandra.tls }}
+  {{- if .enabled }}
+  - --cassandra-tls
+  {{- if .caKey }}
+  - --cassandra-tls-ca=/etc/sstable-flight/cassandra-tls/ca.crt
+  {{- end }}
+  {{- if .certKey }}
+  - --cassandra-tls-cert=/etc/sstable-flight/cassandra-tls/tls.crt
+  - --cassandra-tls-key=/etc/sstable-flight/cassandra-tls/tls.key
+  {{- end }}
+  {{- with .serverName }}
+  - --cassandra-tls-server-name={{ . }}
+  {{- end }}
+  {{- end }}
   {{- end }}
   - --log-level={{ .Values.server.logLevel }}
   - --drain-timeout={{ .Values.server.drainTimeoutSeconds }}s
@@ -183,10 +253,17 @@ env:
     valueFrom: {fieldRef: {fieldPath: metadata.name}}
   - name: POD_IP
     valueFrom: {fieldRef: {fieldPath: status.podIP}}
-  {{- if .Values.cassandra.auth.existingSecret }}
-  - name: SSTF_CASSANDRA_PASSWORD
-    valueFrom:
-      secretKeyRef: {name: {{ .Values.cassandra.auth.existingSecret }}, key: {{ .Values.cassandra.auth.passwordKey }}}
+  {{- /* The Go runtime sizes itself to the container, not the node:
+  resourceFieldRef rounds CPU up to whole cores and gives memory in bytes. */}}
+  {{- $limits := get .Values.server.resources "limits" | default dict }}
+  {{- $requests := get .Values.server.resources "requests" | default dict }}
+  {{- if or (get $limits "cpu") (get $requests "cpu") }}
+  - name: GOMAXPROCS
+    valueFrom: {resourceFieldRef: {resource: {{ ternary "limits.cpu" "requests.cpu" (not (empty (get $limits "cpu"))) }}, divisor: "1"}}
+  {{- end }}
+  {{- if get $limits "memory" }}
+  - name: GOMEMLIMIT
+    valueFrom: {resourceFieldRef: {resource: limits.memory, divisor: "1"}}
   {{- end }}
   {{- with .Values.server.extraEnv }}
   {{- toYaml . | nindent 2 }}
@@ -246,6 +323,16 @@ volumeMounts:
     mountPath: /etc/sstable-flight/token
     readOnly: true
   {{- end }}
+  {{- if .Values.cassandra.auth.existingSecret }}
+  - name: sstf-cql-auth
+    mountPath: /etc/sstable-flight/cassandra-auth
+    readOnly: true
+  {{- end }}
+  {{- if include "sstable-flight.cqlTLSFiles" . }}
+  - name: sstf-cql-tls
+    mountPath: /etc/sstable-flight/cassandra-tls
+    readOnly: true
+  {{- end }}
   {{- if .Values.discovery.enabled }}
   - name: sstf-kube-api-access
     mountPath: /var/run/secrets/kubernetes.io/serviceaccount
@@ -271,6 +358,36 @@ automounted token (Cassandra's container gets none).
 - name: sstf-token
   secret: {secretName: {{ .Values.auth.existingSecret }}, defaultMode: 0440}
 {{- end }}
+{{- /* Only the keys the server reads, under fixed names: a missing key
+keeps the pod from starting, naming it. A directory mount, not subPath,
+so the kubelet updates rotated files. */}}
+{{- with .Values.cassandra.auth.existingSecret }}
+- name: sstf-cql-auth
+  secret:
+    secretName: {{ . }}
+    defaultMode: 0440
+    items:
+      {{- with include "sstable-flight.cqlUsernameKey" $ }}
+      - {key: {{ . }}, path: username}
+      {{- end }}
+      - {key: {{ include "sstable-flight.cqlPasswordKey" $ }}, path: password}
+{{- end }}
+{{- with .Values.cassandra.tls }}
+{{- if include "sstable-flight.cqlTLSFiles" $ }}
+- name: sstf-cql-tls
+  secret:
+    secretName: {{ required "cassandra.tls.existingSecret: CQL TLS needs the Secret holding Cassandra's CA" .existingSecret }}
+    defaultMode: 0440
+    items:
+      {{- with .caKey }}
+      - {key: {{ . }}, path: ca.crt}
+      {{- end }}
+      {{- if .certKey }}
+      - {key: {{ .certKey }}, path: tls.crt}
+      - {key: {{ required "cassandra.tls.keyKey: a client certificate needs its key" .keyKey }}, path: tls.key}
+      {{- end }}
+{{- end }}
+{{- end }}
 {{- if .Values.discovery.enabled }}
 - name: sstf-kube-api-access
   projected:
@@ -282,6 +399,34 @@ automounted token (Cassandra's container gets none).
           items: [{key: ca.crt, path: ca.crt}]
       - downwardAPI:
           items: [{path: namespace, fieldRef: {fieldPath: metadata.namespace}}]
+{{- end }}
+{{- end -}}
+
+{{/*
+How Prometheus reaches /metrics, for a monitor's endpoint: HTTPS against
+the server's CA when it serves TLS, its client certificate when the
+server asks for one, its token when the server has one; the last two not
+with metrics.open, which exempts /metrics from both.
+*/}}
+{{- define "sstable-flight.scrapeAccess" -}}
+{{- $s := .Values.metrics.scrape -}}
+scheme: {{ ternary "https" "http" .Values.tls.enabled }}
+{{- if .Values.tls.enabled }}
+tlsConfig:
+  ca:
+    secret: {name: {{ default .Values.tls.existingSecret $s.caSecret }}, key: {{ $s.caKey }}}
+  serverName: {{ default (printf "%s.%s.svc" (include "sstable-flight.fullname" .) .Release.Namespace) $s.serverName }}
+  {{- if and .Values.tls.clientCA (not .Values.metrics.open) }}
+  {{- $client := required "metrics.scrape.clientCertSecret: with tls.clientCA the server asks Prometheus for a client certificate (or set metrics.open)" $s.clientCertSecret }}
+  cert:
+    secret: {name: {{ $client }}, key: tls.crt}
+  keySecret: {name: {{ $client }}, key: tls.key}
+  {{- end }}
+{{- end }}
+{{- if and .Values.auth.existingSecret (not .Values.metrics.open) }}
+authorization:
+  type: Bearer
+  credentials: {name: {{ .Values.auth.existingSecret }}, key: {{ .Values.auth.tokenKey }}}
 {{- end }}
 {{- end -}}
 
