@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sstable-flight/sstable-flight/cluster"
+	"github.com/sstable-flight/sstable-flight/internal/secretfile"
 )
 
 // ClusterConfig makes a server plan over the whole ring: each token
@@ -83,7 +84,7 @@ func (c *ClusterConfig) resolve() error {
 		return err
 	}
 	if c.PeerCA != "" {
-		pool, err := readCAFile(c.PeerCA)
+		pool, err := secretfile.CAPool(c.PeerCA)
 		if err != nil {
 			return &ConfigError{Field: "Cluster.PeerCA", Value: strconv.Quote(c.PeerCA), Reason: err.Error()}
 		}
