@@ -41,6 +41,11 @@ func (ch *Changes) Listen(cfg *gocql.ClusterConfig) {
 	}
 }
 
+// Signal says the ring may have changed for a reason of the caller's:
+// the session to the node was (re)established, and whatever happened
+// while it was away sent no event.
+func (ch *Changes) Signal() { ch.changed() }
+
 func (ch *Changes) changed() {
 	select {
 	case ch.c <- struct{}{}:

@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 )
 
 // Action types.
@@ -22,7 +20,7 @@ func (s *service) ListActions(_ *flight.Empty, stream flight.FlightService_ListA
 	for _, a := range []*flight.ActionType{
 		{Type: ActionTableStats, Description: `{"keyspace": ..., "table": ...} → JSON: SSTables, bytes, partition and row estimates (this node's and the whole table's), min/max write timestamp`},
 		{Type: ActionRefreshSchema, Description: "reload table schemas now (from Cassandra, schema.cql or SSTable headers)"},
-		{Type: ActionNodeInfo, Description: `→ JSON {"host_id": ...}: the Cassandra node this server serves (cluster planning only)`},
+		{Type: ActionNodeInfo, Description: `→ JSON {"host_id": ..., "cassandra": {"up": ...}}: the Cassandra node this server serves (cluster planning, once its ring is read) and the connection to it (with --cassandra)`},
 	} {
 		if err := stream.Send(a); err != nil {
 			return err
@@ -53,14 +51,11 @@ func (s *service) DoAction(a *flight.Action, stream flight.FlightService_DoActio
 		}
 		return stream.Send(&flight.Result{Body: []byte(`{"refreshed":true}`)})
 	case ActionNodeInfo:
-		if s.ring == nil {
-			return status.Error(codes.FailedPrecondition, "node-info: this server plans no cluster (no ring): it knows no host ID")
-		}
-		st, err := s.ring.view(stream.Context())
+		info, err := s.nodeInfo(stream.Context())
 		if err != nil {
 			return err
 		}
-		body, _ := json.Marshal(NodeInfo{HostID: st.local.String()})
+		body, _ := json.Marshal(info)
 		return stream.Send(&flight.Result{Body: body})
 	}
 	return invalid(fmt.Errorf("do action: unknown action %q", a.GetType()))

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
+	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
@@ -157,6 +158,11 @@ type Config struct {
 	// server's Cassandra cluster, each range on its replicas' servers
 	// (clusterconfig.go). Nil: the server plans its own node's data.
 	Cluster *ClusterConfig
+	// Cassandra, when set, is the server's connection to its node (the
+	// one Schemas and Cluster.Discover read through): its state is
+	// exported on /metrics (sstf_cassandra_*) and in node-info. The
+	// caller starts and closes it.
+	Cassandra *cqlconn.Conn
 }
 
 // Config's defaults (MaxStreams' depends on the CPUs: 2 per CPU).

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
 	"github.com/sstable-flight/sstable-flight/internal/iostall"
 	"github.com/sstable-flight/sstable-flight/internal/safefile"
 	"github.com/sstable-flight/sstable-flight/snapshot"
@@ -52,7 +53,7 @@ func toStatus(err error) error {
 		return status.Error(codes.Aborted, err.Error())
 	case errors.Is(err, snapshot.ErrClosed):
 		return status.Error(codes.Unavailable, err.Error())
-	case errors.Is(err, errNoRing):
+	case errors.Is(err, errNoRing), errors.Is(err, cqlconn.ErrNotConnected):
 		return status.Error(codes.Unavailable, err.Error())
 	case errors.As(err, new(placementError)):
 		// A keyspace the ring cannot place: created since it was read

@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 	"github.com/sstable-flight/sstable-flight/sstable"
@@ -26,7 +27,7 @@ type metrics struct {
 	refused *prometheus.CounterVec
 }
 
-func newMetrics(adm *admission, snaps *snapshot.Manager, side *sidecar.Client, caches sstable.Options) *metrics {
+func newMetrics(adm *admission, snaps *snapshot.Manager, side *sidecar.Client, caches sstable.Options, cql *cqlconn.Conn) *metrics {
 	m := &metrics{reg: prometheus.NewRegistry()}
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sstf_requests_total", Help: "Flight RPCs by method and gRPC status code.",
@@ -58,6 +59,9 @@ func newMetrics(adm *admission, snaps *snapshot.Manager, side *sidecar.Client, c
 	m.reg.MustRegister(snapshotMetrics(snaps)...)
 	if side != nil {
 		m.reg.MustRegister(sidecarMetrics(side)...)
+	}
+	if cql != nil {
+		m.reg.MustRegister(cassandraMetrics(cql)...)
 	}
 	if c := caches.ChunkCache; c != nil {
 		m.reg.MustRegister(cacheMetrics("chunk", "Data.db chunk lookups of point reads: hit (decompressed chunk cached) or miss (read and decompressed).",
@@ -104,6 +108,27 @@ func storageMetrics(g *sstable.IOGuard) []prometheus.Collector {
 			Help: "File opens and reads refused at once because one on the same file, or the limit of them, was stuck."},
 			func() float64 { return float64(g.Stats().Refused) }),
 	}
+}
+
+// cassandraMetrics read the connection to the node (--cassandra) at
+// scrape time: whether it is up, and the failed attempts by reason
+// (every reason exported from the start, so a rate over them is defined
+// before the first failure).
+func cassandraMetrics(c *cqlconn.Conn) []prometheus.Collector {
+	out := []prometheus.Collector{prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_cassandra_up",
+		Help: "1 while the server holds a session to its Cassandra node (--cassandra) whose probes answer, else 0 (not up yet, refused, or lost): schemas and the ring are then the last read, or schema.cql and SSTable headers."},
+		func() float64 {
+			if c.Status().Up {
+				return 1
+			}
+			return 0
+		})}
+	const help = "Failed attempts to connect to the Cassandra node, by reason: unreachable (no connection: the node is down or starting), tls (handshake: CA, server name, client certificate), auth (credentials refused, or asked for and none configured), credentials (the user or password file unreadable or empty), other."
+	for _, r := range cqlconn.Reasons {
+		out = append(out, prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sstf_cassandra_connect_failures_total", Help: help, ConstLabels: prometheus.Labels{"reason": r}},
+			func() float64 { return float64(c.Failures(r)) }))
+	}
+	return out
 }
 
 // sidecarMetrics reads the Sidecar client's counters at scrape time

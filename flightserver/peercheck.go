@@ -18,12 +18,6 @@ import (
 	"google.golang.org/grpc/metadata"
 )
 
-// NodeInfo is the node-info action's result: the Cassandra node this
-// server serves, as its ring view says.
-type NodeInfo struct {
-	HostID string `json:"host_id"`
-}
-
 // peerChecks proves peers: a URI a PeerSource gives for a node is used
 // only once the server there answered node-info with that node's host
 // ID. Answers are kept PeerTTL (failures a fifth of it), for the URIs
@@ -160,6 +154,13 @@ func askNodeInfo(ctx context.Context, uri, token string, roots *x509.CertPool) (
 	var info NodeInfo
 	if err := json.Unmarshal(res.GetBody(), &info); err != nil {
 		return uuid.Nil, fmt.Errorf("ask node-info: read the answer: %w", err)
+	}
+	if info.HostID == "" {
+		why := "its ring is not read yet"
+		if c := info.Cassandra; c != nil && !c.Up {
+			why += fmt.Sprintf(" (its cassandra %s is down: %s)", c.Addr, c.Reason)
+		}
+		return uuid.Nil, fmt.Errorf("ask node-info: the peer knows no host ID: %s", why)
 	}
 	host, err := uuid.Parse(info.HostID)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sstable-flight/sstable-flight/cluster"
+	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
 )
 
 // errNoRing marks a request that needs the ring when the server has none
@@ -121,6 +122,11 @@ func (v *ringView) refresh() {
 	defer v.ended()
 	if err != nil {
 		v.last.Store(&err)
+		if errors.Is(err, cqlconn.ErrNotConnected) {
+			// The connection logs its own state, once per change.
+			v.log.Debug("read the ring: keeping the last one", "err", err)
+			return
+		}
 		v.log.Warn("read the ring: keeping the last one", "err", err)
 		return
 	}

@@ -68,7 +68,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("start server: %w", snapshotConfigError(err))
 	}
 	adm := newAdmission(cfg.MaxStreams, cfg.AdmissionWait)
-	m := newMetrics(adm, snaps, sc.Sidecar, caches)
+	m := newMetrics(adm, snaps, sc.Sidecar, caches, cfg.Cassandra)
 	svc := &service{cfg: cfg, mem: cfg.Allocator, adm: adm, metrics: m, log: cfg.Logger, keys: keys, rpcs: newRPCs(),
 		failureLog: newLogLimiter(failureLogInterval, time.Now), scrub: newScrubber(cfg.DataDir, snaps.Dir()),
 		pins: newQueryPins(cfg.QueryPins, cfg.QueryPinTTL)}
@@ -162,6 +162,12 @@ func (s *Server) ServeAdmin(lis net.Listener) error {
 	}
 	return err
 }
+
+// RefreshSchema reads the schemas again now, as the refresh-schema
+// action does: for the caller that knows they changed (the connection
+// to the node came up, and tables served from SSTable headers until now
+// have Cassandra's schema).
+func (s *Server) RefreshSchema(ctx context.Context) error { return s.svc.refreshSchema(ctx) }
 
 // Shutdown drains: health turns NOT_SERVING, new RPCs are refused,
 // running streams finish until ctx ends. Then the drain is over whatever

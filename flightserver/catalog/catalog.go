@@ -23,9 +23,11 @@ const DefaultCheckInterval = 10 * time.Second
 
 // Options configure a Catalog.
 type Options struct {
-	// Session is the connection to the local Cassandra node; nil means
-	// there is none, and schemas come from schema.cql files and SSTable
-	// headers only.
+	// Conn is the connection to the local Cassandra node
+	// (cqlconn.Conn): the session of the moment, or why there is none,
+	// when the schema is read. Session is a fixed one instead. Neither:
+	// schemas come from schema.cql files and SSTable headers only.
+	Conn    Sessions
 	Session *gocql.Session
 	// CheckInterval is the least time between two reads of system.local's
 	// schema_version; 0 means DefaultCheckInterval.
@@ -33,6 +35,17 @@ type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
+
+// Sessions gives the session to the local node of the moment, or an
+// error saying why there is none (the node is not up yet, or lost).
+type Sessions interface {
+	Session() (*gocql.Session, error)
+}
+
+// fixed is a session that does not change.
+type fixed struct{ s *gocql.Session }
+
+func (f fixed) Session() (*gocql.Session, error) { return f.s, nil }
 
 // Catalog finds the schema of a table, preferring Cassandra's schema,
 // then the table directory's schema.cql, then the SSTable headers (see
@@ -67,36 +80,46 @@ func New(opts Options) *Catalog {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Conn == nil && opts.Session != nil {
+		opts.Conn = fixed{opts.Session}
+	}
 	return &Catalog{opts: opts, files: map[string]fileEntry{}}
 }
 
 // Refresh reads the whole schema from Cassandra now, whatever the
-// version. Without a Session it does nothing.
+// version. Without a connection it does nothing; while the node is not
+// connected it is that error, and the last schema stays.
 func (c *Catalog) Refresh(ctx context.Context) error {
-	if c.opts.Session == nil {
+	if c.opts.Conn == nil {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.checked = c.opts.Now()
-	return c.load(ctx)
+	s, err := c.opts.Conn.Session()
+	if err != nil {
+		c.err = err
+		return err
+	}
+	return c.load(ctx, s)
 }
 
-// load reads the schema from Cassandra; c.mu is held.
-func (c *Catalog) load(ctx context.Context) error {
-	s, err := FromCassandra(ctx, c.opts.Session)
+// load reads the schema from Cassandra over s; c.mu is held.
+func (c *Catalog) load(ctx context.Context, s *gocql.Session) error {
+	sch, err := FromCassandra(ctx, s)
 	c.err = err
 	if err != nil {
 		return err
 	}
-	c.schema = s
+	c.schema = sch
 	return nil
 }
 
 // check reloads the schema when CheckInterval has passed since the last
 // check and schema_version has changed since the last load; c.mu is held.
-// On failure the previous schema stays in use: the node being briefly
-// unreachable does not change the tables' columns. Failures are retried
+// On failure (the node not connected among them) the previous schema
+// stays in use: the node being briefly unreachable does not change the
+// tables' columns. Failures are retried
 // after CheckInterval too, so a node that is down costs one timeout per
 // interval, not one per lookup.
 func (c *Catalog) check(ctx context.Context) {
@@ -105,8 +128,13 @@ func (c *Catalog) check(ctx context.Context) {
 		return
 	}
 	c.checked = now
+	s, err := c.opts.Conn.Session()
+	if err != nil {
+		c.err = err
+		return
+	}
 	if c.schema != nil {
-		v, err := SchemaVersion(ctx, c.opts.Session)
+		v, err := SchemaVersion(ctx, s)
 		if err != nil {
 			c.err = err
 			return
@@ -116,7 +144,7 @@ func (c *Catalog) check(ctx context.Context) {
 			return
 		}
 	}
-	_ = c.load(ctx) // recorded in c.err
+	_ = c.load(ctx, s) // recorded in c.err
 }
 
 // TableID returns the table's id in Cassandra's schema, which names its
@@ -135,7 +163,7 @@ func (c *Catalog) TableID(ctx context.Context, keyspace, table string) (string, 
 // not know the table; an error when the node knows it but its schema
 // could not be read (Schema.Unreadable).
 func (c *Catalog) fromNode(ctx context.Context, keyspace, table string) (*Table, error) {
-	if c.opts.Session == nil {
+	if c.opts.Conn == nil {
 		return nil, nil
 	}
 	c.mu.Lock()
