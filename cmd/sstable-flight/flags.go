@@ -19,6 +19,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/cluster/kube"
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
+	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 )
@@ -29,9 +30,11 @@ type options struct {
 	cfg                 flightserver.Config
 	listen, adminListen string
 	drain               time.Duration
-	cassandra, cqlUser  string
-	schemaCheck         time.Duration
-	sidecarURL          string
+	// cassandra is --cassandra; cql the connection to it (nil without).
+	cassandra   string
+	cql         *cqlconn.Config
+	schemaCheck time.Duration
+	sidecarURL  string
 	// peers, set by --peers or --peer-port, turns on planning over the
 	// ring (flightserver.ClusterConfig); ringRefresh is its interval.
 	peers       cluster.PeerSource
@@ -65,8 +68,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	fs.DurationVar(&o.drain, "drain-timeout", 30*time.Second, "on SIGTERM, how long running streams may finish; past it the process exits, non-zero, whatever is still running")
 	fs.DurationVar(&cfg.IOTimeout, "io-timeout", flightserver.DefaultIOTimeout, "how long one open or read of an SSTable file may take before its request fails with UNAVAILABLE (hung storage)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
-	fs.StringVar(&o.cassandra, "cassandra", "", "local Cassandra node HOST:PORT (CQL) to read schemas from; without it schema.cql files, else SSTable headers")
-	fs.StringVar(&o.cqlUser, "cassandra-user", "", "CQL user (password from env SSTF_CASSANDRA_PASSWORD)")
+	cqlFlags := registerCassandraFlags(fs)
 	fs.DurationVar(&o.schemaCheck, "schema-check", catalog.DefaultCheckInterval, "how often, at most, to ask Cassandra whether the schema changed")
 	fs.StringVar((*string)(&cfg.Snapshot.Mode), "snapshot-mode", "", fmt.Sprintf("%s (the default): link each query's SSTables into --snapshot-dir (safe against compactions); %s: read the data directory in place; %s: the default with --sidecar", snapshot.Hardlink, snapshot.Live, snapshot.Sidecar))
 	fs.StringVar(&cfg.Snapshot.Dir, "snapshot-dir", "", "where hardlink snapshots go: on the data directory's filesystem, outside it (default: sstable-flight-snapshots beside --data-dir)")
@@ -106,6 +108,11 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	}
 	cfg.Logger = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	if err := readAuthTokenEnv(cfg); err != nil {
+		return nil, err
+	}
+	o.cassandra = cqlFlags.addr
+	var err error
+	if o.cql, err = readCassandra(fs, cqlFlags); err != nil {
 		return nil, err
 	}
 	if err := o.readPeers(*peers, *peerPort, cfg.TLSCert != ""); err != nil {
@@ -221,10 +228,7 @@ func newServer(cfg flightserver.Config) (*flightserver.Server, error) {
 			return nil, fmt.Errorf("env %s: %s", authTokenEnv, ce.Reason)
 		}
 		if name, ok := configFlags[ce.Field]; ok {
-			if ce.Value == "" {
-				return nil, fmt.Errorf("--%s: %s", name, ce.Reason)
-			}
-			return nil, fmt.Errorf("--%s %s: %s", name, ce.Value, ce.Reason)
+			return nil, flagError(name, ce)
 		}
 	}
 	return srv, err

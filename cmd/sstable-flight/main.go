@@ -9,16 +9,14 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 	"time"
-
-	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/sstable-flight/sstable-flight/cluster"
 	"github.com/sstable-flight/sstable-flight/cluster/kube"
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
+	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
 )
 
 func main() {
@@ -37,23 +35,29 @@ func run() error {
 
 	catOpts := catalog.Options{CheckInterval: o.schemaCheck}
 	// The ring is read again on the driver's topology and schema events
-	// too, so they are listened to from the session's start.
+	// too, so they are listened to from each session's start.
 	changes := cluster.NewChanges()
-	if o.cassandra != "" {
-		session, err := cqlSession(o.cassandra, o.cqlUser, changes)
-		if err != nil {
-			// Serve anyway from schema.cql and headers; a restart picks
-			// the node up once it is reachable.
-			cfg.Logger.Warn("cassandra unreachable: schemas from schema.cql and SSTable headers", "addr", o.cassandra, "err", err)
-		} else {
-			defer session.Close()
-			catOpts.Session = session
+	// srv is set before the connection starts: each time it comes up,
+	// tables served from SSTable headers until then get Cassandra's
+	// schema, and the ring is read.
+	var srv *flightserver.Server
+	var conn *cqlconn.Conn
+	if o.cql != nil {
+		o.cql.Logger = cfg.Logger
+		o.cql.Listen = changes.Listen
+		o.cql.OnUp = func(ctx context.Context) {
+			changes.Signal()
+			if err := srv.RefreshSchema(ctx); err != nil {
+				cfg.Logger.Warn("read schema from cassandra: will retry on first use", "err", err)
+			}
 		}
+		if conn, err = newCassandra(*o.cql); err != nil {
+			return err
+		}
+		catOpts.Conn = conn
+		cfg.Cassandra = conn
 	}
 	if o.peers != nil || o.kube != nil {
-		if catOpts.Session == nil {
-			return errors.New("plan over the ring (--peers, --peer-port, --kube-service): cassandra is unreachable, and the ring is read from it")
-		}
 		if o.kube != nil {
 			kubeLogs(cfg.Logger)
 			o.kube.Logger = cfg.Logger
@@ -64,9 +68,17 @@ func run() error {
 			defer src.Close()
 			o.peers = src
 		}
-		session := catOpts.Session
+		// Until the node answers, plans over the ring are UNAVAILABLE
+		// saying why (cqlconn.ErrNotConnected); the server serves and
+		// stays ready meanwhile.
 		cfg.Cluster = &flightserver.ClusterConfig{
-			Discover:        func(ctx context.Context) (*cluster.Topology, error) { return cluster.Discover(ctx, session) },
+			Discover: func(ctx context.Context) (*cluster.Topology, error) {
+				s, err := conn.Session()
+				if err != nil {
+					return nil, err
+				}
+				return cluster.Discover(ctx, s)
+			},
 			Peers:           o.peers,
 			RefreshInterval: o.ringRefresh,
 			Changes:         changes.C(),
@@ -75,19 +87,14 @@ func run() error {
 	}
 	cat := catalog.New(catOpts)
 	cfg.Schemas = flightserver.NewCatalogSchemas(cat)
-	srv, err := newServer(cfg)
-	if err != nil {
+	if srv, err = newServer(cfg); err != nil {
 		return err
 	}
-	if catOpts.Session != nil {
-		// Read the schema before serving (and after New refused a bad
-		// flag, which must not wait for it): the first query of a table
-		// must not wait for a dozen system_schema queries.
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		if err := cat.Refresh(ctx); err != nil {
-			cfg.Logger.Warn("read schema from cassandra: will retry on first use", "err", err)
-		}
-		cancel()
+	if conn != nil {
+		// Connect in the background, after New refused a bad flag: the
+		// server never waits for, nor exits for, its node.
+		conn.Start()
+		defer conn.Close()
 	}
 	lis, err := net.Listen("tcp", o.listen)
 	if err != nil {
@@ -161,30 +168,3 @@ func drain(srv *flightserver.Server, timeout time.Duration, log *slog.Logger) er
 // drainGrace is how long past --drain-timeout the process waits for
 // Shutdown before it exits regardless.
 const drainGrace = 3 * time.Second
-
-// cqlSession connects to one node only: the schema is the same on every
-// node, and the server must not send load elsewhere. changes hears the
-// node's topology and schema events.
-func cqlSession(addr, user string, changes *cluster.Changes) (*gocql.Session, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("read --cassandra: %w", err)
-	}
-	c := gocql.NewCluster(host)
-	if c.Port, err = strconv.Atoi(port); err != nil {
-		return nil, fmt.Errorf("read --cassandra port: %w", err)
-	}
-	c.Consistency = gocql.One
-	c.Timeout = 10 * time.Second
-	c.ConnectTimeout = 5 * time.Second
-	c.DisableInitialHostLookup = true
-	if user != "" {
-		c.Authenticator = gocql.PasswordAuthenticator{Username: user, Password: os.Getenv("SSTF_CASSANDRA_PASSWORD")}
-	}
-	changes.Listen(c)
-	s, err := c.CreateSession()
-	if err != nil {
-		return nil, fmt.Errorf("connect to cassandra %s: %w", addr, err)
-	}
-	return s, nil
-}
