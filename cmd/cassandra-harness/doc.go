@@ -4,6 +4,9 @@
 //
 //	cassandra-harness run [-mode oa] [-cluster 3] -- CMD ARGS...   node (and cluster) around one command (make test)
 //	cassandra-harness start [-mode oa] -dir DIR       start and leave running
+//	  [-auth [-role R -role-password P]]              PasswordAuthenticator (superuser cassandra/cassandra)
+//	  [-client-tls [-require-client-auth]]            TLS only on CQL, certificates in DIR/tls
+//	  [-cql-port N]                                   a chosen CQL port
 //	cassandra-harness start -cluster 3 -dir DIR       start a cluster and leave it running
 //	cassandra-harness stop -dir DIR                   a node's or a cluster's directory
 //	cassandra-harness nodetool -dir DIR ARGS...       Cassandra's NodeTool

@@ -41,6 +41,12 @@ func dispatch(ctx context.Context, verb string, args []string) (int, error) {
 	dir := fs.String("dir", "", "node directory (config, data, logs, node.json)")
 	heap := fs.Int("heap-mb", 0, "JVM heap in MiB (default 768; 512 per cluster node)")
 	nodes := fs.Int("cluster", 0, "also (run) or instead (start) a cluster of this many nodes on 127.0.0.1, .2, …")
+	cqlPort := fs.Int("cql-port", 0, "the node's CQL port (default: a free one)")
+	auth := fs.Bool("auth", false, "PasswordAuthenticator (superuser cassandra/cassandra), CassandraAuthorizer")
+	role := fs.String("role", "", "with -auth: a login role to create (no superuser, no grants)")
+	rolePassword := fs.String("role-password", "", "the password of -role")
+	clientTLS := fs.Bool("client-tls", false, "TLS only on the CQL port (client_encryption_options), with a CA and certificates generated in DIR/tls")
+	requireClientAuth := fs.Bool("require-client-auth", false, "with -client-tls: require a client certificate (DIR/tls/client.pem)")
 	if err := fs.Parse(args); err != nil {
 		return 2, err
 	}
@@ -48,7 +54,23 @@ func dispatch(ctx context.Context, verb string, args []string) (int, error) {
 	if err != nil {
 		return 2, err
 	}
-	opts := cassandratest.Options{Mode: m, Dir: *dir, HeapMB: *heap}
+	opts := cassandratest.Options{Mode: m, Dir: *dir, HeapMB: *heap, CQLPort: *cqlPort}
+	switch {
+	case *role != "" && !*auth, *rolePassword != "" && *role == "":
+		return 2, errors.New("-role needs -auth, and -role-password needs -role")
+	case *role != "" && *rolePassword == "":
+		return 2, errors.New("-role needs -role-password")
+	case *requireClientAuth && !*clientTLS:
+		return 2, errors.New("-require-client-auth needs -client-tls")
+	case (*auth || *clientTLS || *cqlPort != 0) && *nodes > 0:
+		return 2, errors.New("-auth, -client-tls and -cql-port are for a lone node, not -cluster")
+	}
+	if *auth {
+		opts.Auth = &cassandratest.Auth{Role: *role, Password: *rolePassword}
+	}
+	if *clientTLS {
+		opts.ClientTLS = &cassandratest.ClientTLS{RequireClientAuth: *requireClientAuth}
+	}
 	switch verb {
 	case "run":
 		var copts *cassandratest.ClusterOptions
@@ -76,6 +98,13 @@ func dispatch(ctx context.Context, verb string, args []string) (int, error) {
 			return 1, err
 		}
 		fmt.Printf("cassandra %s (%s) pid %d, CQL %s, data %s\n", cassandratest.Version, n.Mode, n.Pid, n.Addr(), n.DataDir())
+		if n.Auth != nil {
+			fmt.Printf("  authentication: superuser %s/%s; role %q\n", cassandratest.SuperUser, cassandratest.SuperPassword, n.Auth.Role)
+		}
+		if t := n.TLS; t != nil {
+			fmt.Printf("  CQL over TLS only, certificate for %s (no IP): CA %s, client %s %s, require_client_auth %t\n",
+				cassandratest.TLSServerName, t.CA, t.ClientCert, t.ClientKey, t.RequireClientAuth)
+		}
 		return 0, nil
 	}
 	if *dir == "" {

@@ -56,6 +56,10 @@ type nodeConfig struct {
 	// Ring, when set, makes the node one of a multi-node cluster: vnodes,
 	// and its DC and rack through GossipingPropertyFileSnitch.
 	Ring *ringConfig
+	// Auth and TLS turn on authentication and TLS on the CQL port
+	// (security.go).
+	Auth bool
+	TLS  *TLSFiles
 }
 
 // ringConfig is a cluster node's place on the ring.
@@ -144,6 +148,7 @@ request_timeout: 30s
 	default:
 		return fmt.Errorf("write cassandra.yaml: unknown mode %q", mode)
 	}
+	b.WriteString(securityYAML(c.Auth, c.TLS))
 	if err := os.WriteFile(filepath.Join(dir, "conf", "cassandra.yaml"), []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("write cassandra.yaml: %w", err)
 	}

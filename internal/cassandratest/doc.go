@@ -12,6 +12,14 @@
 // org.apache.cassandra.service.CassandraDaemon on that classpath with a
 // minimal cassandra.yaml written per node, bound to 127.0.0.1 only.
 //
+// A node may run as operators run Cassandra (security.go): with
+// PasswordAuthenticator (Options.Auth: the default superuser, and a login
+// role created once it is up) and with TLS only on its CQL port
+// (Options.ClientTLS: client_encryption_options with a CA and
+// certificates the harness generates, optionally require_client_auth),
+// on a CQL port chosen in advance (Options.CQLPort, FreePort) for a
+// client started before its node.
+//
 // A test run shares one node across packages: the Makefile starts it with
 // cmd/cassandra-harness and passes its address in the environment (see Env
 // and Shared). A test that needs Cassandra never skips: without a node it

@@ -2,6 +2,7 @@ package cassandratest
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -9,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -30,6 +32,13 @@ type Options struct {
 	Detached bool
 	// StartTimeout bounds the wait for CQL; 0 means 3 minutes.
 	StartTimeout time.Duration
+	// CQLPort is the node's CQL port; 0 picks a free one. A test that
+	// starts a client before its node chooses it (FreePort).
+	CQLPort int
+	// Auth turns on authentication, ClientTLS TLS on the CQL port
+	// (security.go).
+	Auth      *Auth
+	ClientTLS *ClientTLS
 }
 
 // Node is one running Cassandra node, started here or attached to.
@@ -38,8 +47,9 @@ type Node struct {
 	rt      Runtime
 	cmd     *exec.Cmd
 	waitErr chan error
-	owned   bool // started by this process: Stop kills it
-	tempDir bool // Dir was created by Start: Stop removes it
+	owned   bool        // started by this process: Stop kills it
+	tempDir bool        // Dir was created by Start: Stop removes it
+	tlsConf *tls.Config // a TLS node's clients' configuration (loadTLS)
 }
 
 // State is what another process needs to use a node; it is stored in
@@ -58,6 +68,10 @@ type State struct {
 	// cassandra-rackdc.properties); empty for a lone node.
 	DC   string `json:"dc,omitempty"`
 	Rack string `json:"rack,omitempty"`
+	// Auth is set on a node with authentication, TLS on one with TLS
+	// on its CQL port (security.go).
+	Auth *Auth     `json:"auth,omitempty"`
+	TLS  *TLSFiles `json:"tls,omitempty"`
 }
 
 // Host is the address a lone node binds, and the one every node's JMX
@@ -100,23 +114,63 @@ func Start(ctx context.Context, opt Options) (*Node, error) {
 		return nil, err
 	}
 	n.CQLPort, n.Storage, n.JMXPort = p[0], p[1], p[2]
+	if opt.CQLPort != 0 {
+		n.CQLPort = opt.CQLPort
+	}
 	seed := net.JoinHostPort(Host, strconv.Itoa(n.Storage))
-	if err := writeConfig(nodeConfig{Dir: n.Dir, Mode: n.Mode, Host: Host, Cluster: singleCluster, Seed: seed,
-		Ports: ports{CQL: n.CQLPort, Storage: n.Storage, JMX: n.JMXPort}}); err != nil {
+	nc := nodeConfig{Dir: n.Dir, Mode: n.Mode, Host: Host, Cluster: singleCluster, Seed: seed,
+		Ports: ports{CQL: n.CQLPort, Storage: n.Storage, JMX: n.JMXPort}, Auth: opt.Auth != nil}
+	var extra []string
+	if opt.Auth != nil {
+		n.Auth = opt.Auth
+		// The default superuser is made at once rather than 10 s after
+		// start, so the harness can log in as soon as CQL answers.
+		extra = append(extra, "-Dcassandra.superuser_setup_delay_ms=0")
+	}
+	if opt.ClientTLS != nil {
+		if n.TLS, err = PrepareTLS(n.Dir, *opt.ClientTLS); err != nil {
+			return nil, err
+		}
+		if err := n.loadTLS(); err != nil {
+			return nil, err
+		}
+		nc.TLS = n.TLS
+	}
+	if err := writeConfig(nc); err != nil {
 		return nil, err
 	}
 	heap := opt.HeapMB
 	if heap == 0 {
 		heap = 768
 	}
-	if err := n.launch(ctx, heap, opt.Detached, nil); err != nil {
+	if err := n.launch(ctx, heap, opt.Detached, extra); err != nil {
 		return nil, err
 	}
 	if err := n.waitCQL(ctx, startTimeout(opt.StartTimeout)); err != nil {
 		stopErr := n.Stop()
 		return nil, errors.Join(err, stopErr)
 	}
+	if err := n.createRole(); err != nil {
+		return nil, errors.Join(err, n.Stop())
+	}
 	return n, nil
+}
+
+// createRole creates Auth.Role, a login role with no grants.
+func (n *Node) createRole() error {
+	if n.Auth == nil || n.Auth.Role == "" {
+		return nil
+	}
+	s, err := n.Session()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	q := fmt.Sprintf("CREATE ROLE IF NOT EXISTS %s WITH PASSWORD = '%s' AND LOGIN = true", n.Auth.Role, strings.ReplaceAll(n.Auth.Password, "'", "''"))
+	if err := s.Query(q).Exec(); err != nil {
+		return fmt.Errorf("create role %s: %w", n.Auth.Role, err)
+	}
+	return nil
 }
 
 func startTimeout(d time.Duration) time.Duration {
@@ -185,7 +239,11 @@ func attach(ctx context.Context, st State, own bool) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Node{State: st, rt: rt, owned: own}, nil
+	n := &Node{State: st, rt: rt, owned: own}
+	if err := n.loadTLS(); err != nil {
+		return nil, err
+	}
+	return n, nil
 }
 
 // Addr is the CQL address host:port.
@@ -203,6 +261,7 @@ func (n *Node) Cluster() *gocql.ClusterConfig {
 	c.ConnectTimeout = 10 * time.Second
 	c.ProtoVersion = 5
 	c.DisableInitialHostLookup = true
+	n.secure(c)
 	return c
 }
 
@@ -365,6 +424,16 @@ func Alive(pid int) bool {
 		}
 	}
 	return true
+}
+
+// FreePort returns a port free on Host now: for Options.CQLPort, when
+// a client must know the node's address before the node starts.
+func FreePort() (int, error) {
+	p, err := freePorts(1)
+	if err != nil {
+		return 0, err
+	}
+	return p[0], nil
 }
 
 // freePorts returns n distinct ports free on Host.
