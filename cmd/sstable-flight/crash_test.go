@@ -164,7 +164,7 @@ func TestSecondServerOnSameSnapshotDirFails(t *testing.T) {
 // buildServer builds the binary once per test run, into a directory
 // TestMain removes: every test of the binary runs the same build, and
 // the package's tests do not link it once each.
-func buildServer(t *testing.T) string {
+func buildServer(t testing.TB) string {
 	t.Helper()
 	build.once.Do(func() {
 		dir, err := os.MkdirTemp("", "sstable-flight-bin")

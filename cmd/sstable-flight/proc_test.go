@@ -96,7 +96,7 @@ func startProcess(t *testing.T, bin string, args []string) *server {
 
 // spawn starts the binary with args, and env added to the test's own;
 // it is killed at the test's end if still running.
-func spawn(t *testing.T, bin string, env []string, args ...string) *server {
+func spawn(t testing.TB, bin string, env []string, args ...string) *server {
 	t.Helper()
 	s := &server{cmd: exec.Command(bin, args...), stderr: &flighttest.SyncBuffer{}, done: make(chan struct{})}
 	s.cmd.Stderr = s.stderr
@@ -127,7 +127,7 @@ func spawn(t *testing.T, bin string, env []string, args ...string) *server {
 // waitServing waits until the server logs its Flight address (true) or
 // exits (false); it fails the test if neither happens within
 // startTimeout.
-func (s *server) waitServing(t *testing.T) bool {
+func (s *server) waitServing(t testing.TB) bool {
 	t.Helper()
 	deadline := time.After(startTimeout)
 	for s.addr == "" {
@@ -144,7 +144,7 @@ func (s *server) waitServing(t *testing.T) bool {
 	return true
 }
 
-func (s *server) fatalf(t *testing.T, format string, args ...any) {
+func (s *server) fatalf(t testing.TB, format string, args ...any) {
 	t.Helper()
 	t.Fatalf("%s\nserver stderr:\n%s", fmt.Sprintf(format, args...), s.stderr.String())
 }
