@@ -47,7 +47,7 @@ func TestAccessIsWhatItNeeds(t *testing.T) {
 		}
 		as := rest.CopyConfig(cfg)
 		as.Impersonate = rest.ImpersonationConfig{UserName: user}
-		s, err := Start(t.Context(), Config{Client: newClient(t, as), Namespace: ns, Service: "cass", SyncWait: 5 * time.Second})
+		s, err := Start(t.Context(), Config{Client: sourceClient(t, as), Namespace: ns, Service: "cass", SyncWait: 5 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}

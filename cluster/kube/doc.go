@@ -24,7 +24,9 @@
 // when, and the log saying when it fails and when it answers again.
 //
 // Access lists the API calls it makes, for the chart's RBAC and its
-// test; client.go builds the client (kubeconfig or in-cluster) and
+// test; client.go builds the client (kubeconfig or in-cluster), one of
+// EndpointSlices alone with a scheme of that one API group (client-go's
+// clientset would register every group when the binary starts), and
 // finds the pod's namespace.
 //
 // The tests run against a real kube-apiserver (tools/kube's

@@ -40,6 +40,8 @@ func restConfig(t *testing.T) *rest.Config {
 	return cfg
 }
 
+// newClient is a clientset of every API group, for the tests to create
+// what a Source reads (the server links only Client).
 func newClient(t *testing.T, cfg *rest.Config) kubernetes.Interface {
 	t.Helper()
 	c, err := kubernetes.NewForConfig(cfg)
@@ -49,8 +51,18 @@ func newClient(t *testing.T, cfg *rest.Config) kubernetes.Interface {
 	return c
 }
 
+// sourceClient is the Source's own client of cfg's API server.
+func sourceClient(t *testing.T, cfg *rest.Config) *Client {
+	t.Helper()
+	c, err := NewClientForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // unreachableClient is a client of an address where nothing listens.
-func unreachableClient(t *testing.T) kubernetes.Interface {
+func unreachableClient(t *testing.T) *Client {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -58,7 +70,7 @@ func unreachableClient(t *testing.T) kubernetes.Interface {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	return newClient(t, &rest.Config{Host: "https://" + addr, TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
+	return sourceClient(t, &rest.Config{Host: "https://" + addr, TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
 }
 
 // namespace makes a namespace of its own for one test. Nothing deletes

@@ -18,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/sstable-flight/sstable-flight/cluster"
@@ -35,7 +34,7 @@ const (
 type Config struct {
 	// Client talks to the API server (NewClient builds one from a
 	// kubeconfig or the pod's service account).
-	Client kubernetes.Interface
+	Client *Client
 	// Namespace and Service name the headless service whose endpoints
 	// are the servers: its EndpointSlices carry the label
 	// kubernetes.io/service-name=Service.
@@ -133,12 +132,10 @@ func Start(ctx context.Context, cfg Config) (*Source, error) {
 		return nil, fmt.Errorf("start kubernetes discovery: %w", err)
 	}
 	s := &Source{cfg: cfg, peers: endpointMap{}, done: make(chan struct{})}
-	selector := discoveryv1.LabelServiceName + "=" + cfg.Service
-	api := cfg.Client.DiscoveryV1().EndpointSlices(cfg.Namespace)
+	api := cfg.Client.endpointSlices(cfg.Namespace, discoveryv1.LabelServiceName+"="+cfg.Service)
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.LabelSelector = selector
-			obj, err := api.List(ctx, o)
+			obj, err := api.ListWithContextFunc(ctx, o)
 			if err != nil {
 				// A list that succeeds does not clear a failure: until a
 				// watch is open, changes are not followed.
@@ -147,8 +144,7 @@ func Start(ctx context.Context, cfg Config) (*Source, error) {
 			return obj, err
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.LabelSelector = selector
-			w, err := api.Watch(ctx, o)
+			w, err := api.WatchFuncWithContext(ctx, o)
 			s.record(err)
 			return w, err
 		},

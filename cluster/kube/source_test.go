@@ -13,12 +13,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/sstable-flight/sstable-flight/cluster"
 )
 
-func start(t *testing.T, c kubernetes.Interface, ns, svc string) *Source {
+func start(t *testing.T, c *Client, ns, svc string) *Source {
 	t.Helper()
 	s, err := Start(t.Context(), Config{Client: c, Namespace: ns, Service: svc, SyncWait: 30 * time.Second})
 	if err != nil {
@@ -51,9 +50,10 @@ func follows(t *testing.T, s *Source, what string, port int, ips ...string) {
 // checks the peer map follows each one; another service's slice in the
 // namespace is never read.
 func TestFollowsEndpointSlices(t *testing.T) {
-	c := newClient(t, restConfig(t))
-	ns := namespace(t, c)
-	api := c.DiscoveryV1().EndpointSlices(ns)
+	cfg := restConfig(t)
+	admin := newClient(t, cfg)
+	ns := namespace(t, admin)
+	api := admin.DiscoveryV1().EndpointSlices(ns)
 	ctx := t.Context()
 	create := func(es *discoveryv1.EndpointSlice) *discoveryv1.EndpointSlice {
 		t.Helper()
@@ -74,7 +74,7 @@ func TestFollowsEndpointSlices(t *testing.T) {
 	a := create(forService(slice("cass-a", "flight", 8815, "10.1.0.1", "10.1.0.2"), "cass"))
 	create(forService(slice("other-a", "flight", 8815, "10.9.9.9"), "other"))
 
-	s := start(t, c, ns, "cass")
+	s := start(t, sourceClient(t, cfg), ns, "cass")
 	follows(t, s, "slice listed at start", 8815, "10.1.0.1", "10.1.0.2")
 
 	a.Endpoints[1].Addresses = []string{"10.1.0.3"}
@@ -178,7 +178,7 @@ func TestAPIServerGoesAway(t *testing.T) {
 	p := newProxy(t, host)
 	viaProxy := *cfg
 	viaProxy.Host = "https://" + p.addr
-	s := start(t, newClient(t, &viaProxy), ns, "cass")
+	s := start(t, sourceClient(t, &viaProxy), ns, "cass")
 	follows(t, s, "listed through the proxy", 8815, "10.3.0.1")
 
 	p.cut()

@@ -1,18 +1,51 @@
 package main_test
 
-// The server's footprint at idle (issue #25): its resident set a few
-// seconds after start.
+// The server's footprint at idle (issue #25): what the binary links, and
+// its resident set a few seconds after start.
 
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 )
+
+// apiGroupsLinked are the only k8s.io/api packages the binary may link:
+// the EndpointSlices discovery reads (discovery/v1), the core types
+// their fields use (core/v1), and the RBAC list cluster/kube's Access
+// is written in (authorization/v1).
+var apiGroupsLinked = []string{"k8s.io/api/authorization/v1", "k8s.io/api/core/v1", "k8s.io/api/discovery/v1"}
+
+// TestLinksOnlyDiscoverysAPIGroup: the binary links no client-go
+// clientset and no API group but those above. client-go's clientset
+// brings k8s.io/client-go/kubernetes/scheme, whose init registers every
+// API group when the binary starts, discovery on or off: that took the
+// idle RSS from 21.7 MiB to 39 MiB (BenchmarkIdleRSS measures it).
+func TestLinksOnlyDiscoverysAPIGroup(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	var groups []string
+	for p := range strings.FieldsSeq(string(out)) {
+		switch {
+		case p == "k8s.io/client-go/kubernetes" || strings.HasPrefix(p, "k8s.io/client-go/kubernetes/"):
+			t.Errorf("the server links %s: client-go's clientset registers every API group at start", p)
+		case strings.HasPrefix(p, "k8s.io/api/"):
+			groups = append(groups, p)
+		}
+	}
+	slices.Sort(groups)
+	if !slices.Equal(groups, apiGroupsLinked) {
+		t.Errorf("the server links the API groups %q, want %q", groups, apiGroupsLinked)
+	}
+}
 
 // idleAfter is when the idle resident set is read: issue #25's "ps -o
 // rss 3 s after start".
@@ -26,7 +59,8 @@ const idleAfter = 3 * time.Second
 // each the median of the starts, idle-max-MiB the largest VmRSS;
 // binary-MB is the executable's size. It reports and does not judge:
 // what a shared machine's load does to one start is no verdict on the
-// binary (make idle-rss runs five starts).
+// binary (make idle-rss runs five starts; TestLinksOnlyDiscoverysAPIGroup
+// guards the cause of issue #25's regression in every test run).
 //
 // Before each start the binary's pages are dropped from the page cache,
 // so each start reads it from disk as a container's first start does:
