@@ -9,7 +9,6 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 )
 
 // TestAccessIsWhatItNeeds runs a Source as a user granted exactly
@@ -18,8 +17,7 @@ import (
 // chart's RBAC is checked against is not short, and each entry is there
 // for a reason.
 func TestAccessIsWhatItNeeds(t *testing.T) {
-	cfg := restConfig(t)
-	admin := newClient(t, cfg)
+	admin := adminClient(t)
 	ns := namespace(t, admin)
 	if _, err := admin.DiscoveryV1().EndpointSlices(ns).Create(t.Context(), forService(slice("cass-a", "flight", 8815, "10.4.0.1"), "cass"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -45,9 +43,7 @@ func TestAccessIsWhatItNeeds(t *testing.T) {
 		if _, err := admin.RbacV1().RoleBindings(ns).Create(t.Context(), binding, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		as := rest.CopyConfig(cfg)
-		as.Impersonate = rest.ImpersonationConfig{UserName: user}
-		s, err := Start(t.Context(), Config{Client: sourceClient(t, as), Namespace: ns, Service: "cass", SyncWait: 5 * time.Second})
+		s, err := Start(t.Context(), Config{Client: impersonating(sourceClient(t, nil), user), Namespace: ns, Service: "cass", SyncWait: 5 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,10 +60,10 @@ func TestAccessIsWhatItNeeds(t *testing.T) {
 		return st.Synced && st.Err == nil && st.Endpoints == 1, fmt.Sprintf("%+v", st)
 	})
 	// Without watch, changes cannot be followed: forbidden.
-	// Without list it still syncs here: client-go lists through a watch
-	// (WatchListClient, sendInitialEvents) where the API server serves
-	// that, as this one does. list stays in Access for client-go's
-	// fallback, a plain list, where the API server does not.
+	// Without list it still syncs here: the Source lists through a watch
+	// (a watch-list, sendInitialEvents) where the API server serves
+	// that, as this one does. list stays in Access for the fallback, a
+	// plain list, where the API server does not.
 	for i, a := range Access {
 		less := slices.Delete(slices.Clone(all), i, i+1)
 		s := grant("no-"+a.Verb, less)

@@ -1,9 +1,10 @@
 // Package kube finds the sstable-flight servers of a Cassandra cluster
-// on Kubernetes: a cluster.PeerSource fed by a client-go informer on
-// the EndpointSlices of the headless service in front of the servers
+// on Kubernetes: a cluster.PeerSource fed by a watch of the
+// EndpointSlices of the headless service in front of the servers
 // (label kubernetes.io/service-name; the Endpoints API is deprecated).
 //
-//	API server ── list/watch EndpointSlices (Access) ──▶ informer store
+//	API server ── watch-list, else list, then watch EndpointSlices
+//	    (Access; watch.go) ──▶ the slices by name
 //	    ──▶ mapSlices (mapping.go): ready endpoint IP ─▶ scheme://IP:port
 //	        of the port named Config.PortName
 //	    ──▶ Source.Peers (source.go): ring node, by native address then
@@ -23,12 +24,18 @@
 // claims are checked anyway), Status reporting the error and since
 // when, and the log saying when it fails and when it answers again.
 //
-// Access lists the API calls it makes, for the chart's RBAC and its
-// test; client.go builds the client (kubeconfig or in-cluster), one of
-// EndpointSlices alone with a scheme of that one API group (client-go's
-// clientset would register every group when the binary starts), and
-// finds the pod's namespace.
+// No client-go: linked, it and apimachinery raise the idle RSS of every
+// server by 4-5 MiB, discovery on or off (issue #25), for two calls.
+// client.go makes them over net/http (credentials from kubeconfig.go or
+// the pod's service account, incluster.go), types.go decodes the few
+// fields read, watch.go is the loop a client-go reflector runs (a
+// watch-list where the API server serves one, else list and watch, a
+// new list on 410 Gone, backoff from 0.8 s to 30 s), names.go checks
+// names as the API server does. Access lists the calls, for the chart's
+// RBAC and its test.
 //
 // The tests run against a real kube-apiserver (tools/kube's
-// kube-harness, SSTF_KUBECONFIG; make kube-test), not a fake clientset.
+// kube-harness, SSTF_KUBECONFIG; make kube-test), client-go making
+// the objects there, and check the server's kubeconfig and name rules
+// against client-go's and apimachinery's own.
 package kube

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"sync"
 	"testing"
@@ -14,7 +15,6 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -22,9 +22,9 @@ import (
 // use (tools/kube's kube-harness sets it; make kube-test runs them so).
 const envKubeconfig = "SSTF_KUBECONFIG"
 
-// restConfig is the harness's API server, or a skip: under CI=true a
+// kubeconfigPath is the harness's kubeconfig, or a skip: under CI=true a
 // missing API server fails, so CI cannot pass by skipping these.
-func restConfig(t *testing.T) *rest.Config {
+func kubeconfigPath(t *testing.T) string {
 	t.Helper()
 	path := os.Getenv(envKubeconfig)
 	if path == "" {
@@ -33,17 +33,18 @@ func restConfig(t *testing.T) *rest.Config {
 		}
 		t.Skipf("%s is not set: no API server (make kube-test runs one)", envKubeconfig)
 	}
+	return path
+}
+
+// adminClient is client-go's clientset as the harness's admin, for the
+// tests to make what a Source reads (the server links none of it).
+func adminClient(t *testing.T) kubernetes.Interface {
+	t.Helper()
+	path := kubeconfigPath(t)
 	cfg, err := clientcmd.BuildConfigFromFlags("", path)
 	if err != nil {
 		t.Fatalf("read %s: %v", path, err)
 	}
-	return cfg
-}
-
-// newClient is a clientset of every API group, for the tests to create
-// what a Source reads (the server links only Client).
-func newClient(t *testing.T, cfg *rest.Config) kubernetes.Interface {
-	t.Helper()
 	c, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -51,15 +52,42 @@ func newClient(t *testing.T, cfg *rest.Config) kubernetes.Interface {
 	return c
 }
 
-// sourceClient is the Source's own client of cfg's API server.
-func sourceClient(t *testing.T, cfg *rest.Config) *Client {
+// sourceClient is the Source's own client of the harness's API server,
+// from its kubeconfig as the server reads one, edit changing what it
+// read (nil: nothing).
+func sourceClient(t *testing.T, edit func(*clientConfig)) *Client {
 	t.Helper()
-	c, err := NewClientForConfig(cfg)
+	cfg, err := readKubeconfig(kubeconfigPath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(cfg)
+	}
+	c, err := newClient(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
 }
+
+// impersonating makes c's calls as user (the harness's admin may
+// impersonate): a test's way to a user of chosen rights.
+func impersonating(c *Client, user string) *Client {
+	hc := *c.http
+	hc.Transport = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		r = r.Clone(r.Context())
+		r.Header.Set("Impersonate-User", user)
+		return c.http.Transport.RoundTrip(r)
+	})
+	out := *c
+	out.http = &hc
+	return &out
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // unreachableClient is a client of an address where nothing listens.
 func unreachableClient(t *testing.T) *Client {
@@ -70,7 +98,11 @@ func unreachableClient(t *testing.T) *Client {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	return sourceClient(t, &rest.Config{Host: "https://" + addr, TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
+	c, err := newClient(&clientConfig{server: "https://" + addr, insecure: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // namespace makes a namespace of its own for one test. Nothing deletes

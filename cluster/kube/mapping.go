@@ -7,8 +7,6 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
-
-	discoveryv1 "k8s.io/api/discovery/v1"
 )
 
 // endpointMap is what the EndpointSlices of the service say: each ready
@@ -31,13 +29,13 @@ type skipped struct {
 // if two slices give one IP different ports (a port change half rolled
 // out) the result does not depend on the informer's order: the first
 // by name wins, and the conflict is reported.
-func mapSlices(list []*discoveryv1.EndpointSlice, portName, scheme string) (endpointMap, []skipped) {
+func mapSlices(list []*endpointSlice, portName, scheme string) (endpointMap, []skipped) {
 	list = slices.Clone(list)
-	slices.SortFunc(list, func(a, b *discoveryv1.EndpointSlice) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(list, func(a, b *endpointSlice) int { return cmp.Compare(a.Name, b.Name) })
 	out := endpointMap{}
 	var skips []skipped
 	for _, es := range list {
-		if es.AddressType == discoveryv1.AddressTypeFQDN {
+		if es.AddressType == addressTypeFQDN {
 			skips = append(skips, skipped{es.Name, "address type FQDN: names are no Cassandra node's address"})
 			continue
 		}
@@ -71,7 +69,7 @@ func mapSlices(list []*discoveryv1.EndpointSlice, portName, scheme string) (endp
 }
 
 // namedPort finds the port called name among the slice's ports.
-func namedPort(es *discoveryv1.EndpointSlice, name string) (int32, bool) {
+func namedPort(es *endpointSlice, name string) (int32, bool) {
 	for _, p := range es.Ports {
 		if p.Name != nil && *p.Name == name && p.Port != nil && *p.Port > 0 && *p.Port <= 65535 {
 			return *p.Port, true

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"encoding/json"
 	"maps"
 	"net/netip"
 	"os"
@@ -29,6 +30,25 @@ func slice(name, portName string, port int32, eps ...string) *discoveryv1.Endpoi
 		es.Endpoints = append(es.Endpoints, discoveryv1.Endpoint{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}})
 	}
 	return es
+}
+
+// decoded is the slices as the Source reads them: k8s.io/api's JSON,
+// decoded into the server's own types.
+func decoded(t *testing.T, in []*discoveryv1.EndpointSlice) []*endpointSlice {
+	t.Helper()
+	var out []*endpointSlice
+	for _, es := range in {
+		b, err := json.Marshal(es)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &endpointSlice{}
+		if err := json.Unmarshal(b, d); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 func TestMapSlices(t *testing.T) {
@@ -66,7 +86,7 @@ func TestMapSlices(t *testing.T) {
 		{"not an IP", []*discoveryv1.EndpointSlice{slice("a", "flight", 8815, "nonsense")}, "grpc", map[string]string{}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, skips := mapSlices(tc.slices, "flight", tc.scheme)
+			got, skips := mapSlices(decoded(t, tc.slices), "flight", tc.scheme)
 			want := endpointMap{}
 			for k, v := range tc.want {
 				want[netip.MustParseAddr(k)] = v

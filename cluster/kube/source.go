@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"maps"
 	"net/netip"
@@ -13,12 +12,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	discoveryv1 "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/sstable-flight/sstable-flight/cluster"
 )
@@ -78,14 +71,14 @@ func (c *Config) resolve() error {
 	case c.SyncWait < 0:
 		return fmt.Errorf("sync wait %v is negative", c.SyncWait)
 	}
-	if errs := validation.IsDNS1123Label(c.Namespace); len(errs) > 0 {
-		return fmt.Errorf("namespace %q: %s", c.Namespace, errs[0])
+	if err := checkName(c.Namespace, 63, false); err != nil {
+		return fmt.Errorf("namespace %q: %w", c.Namespace, err)
 	}
-	if errs := validation.IsDNS1035Label(c.Service); len(errs) > 0 {
-		return fmt.Errorf("service name %q: %s", c.Service, errs[0])
+	if err := checkName(c.Service, 63, true); err != nil {
+		return fmt.Errorf("service name %q: %w", c.Service, err)
 	}
-	if errs := validation.IsValidPortName(c.PortName); len(errs) > 0 {
-		return fmt.Errorf("port name %q: %s", c.PortName, errs[0])
+	if err := checkPortName(c.PortName); err != nil {
+		return fmt.Errorf("port name %q: %w", c.PortName, err)
 	}
 	return nil
 }
@@ -95,11 +88,12 @@ func (c *Config) resolve() error {
 // plan over the ring fails (UNAVAILABLE) rather than plan without them.
 var ErrNotSynced = errors.New("EndpointSlices not listed yet")
 
-// Source is a cluster.PeerSource fed by an informer on the EndpointSlices
-// of a headless service: each ready endpoint's IP is a Cassandra node's
-// address (the server runs in the node's pod, or on its host network),
-// its Flight URI that IP at the port named Config.PortName. The map
-// follows pod churn as the API server reports it.
+// Source is a cluster.PeerSource fed by a watch of the EndpointSlices
+// of a headless service (watch.go): each ready endpoint's IP is a
+// Cassandra node's address (the server runs in the node's pod, or on its
+// host network), its Flight URI that IP at the port named
+// Config.PortName. The map follows pod churn as the API server reports
+// it.
 //
 // Once listed, it keeps its last map while the API server is
 // unreachable: a claim is checked with the peer before any query goes
@@ -107,10 +101,16 @@ var ErrNotSynced = errors.New("EndpointSlices not listed yet")
 // wrong node. Status says whether calls fail, since when and why.
 type Source struct {
 	cfg      Config
-	informer cache.SharedIndexInformer
-	synced   cache.InformerSynced
+	selector string // the service's slices' label
 	cancel   context.CancelFunc
-	done     chan struct{}
+	done     chan struct{} // closed when the watch loop returned
+	synced   chan struct{} // closed once the first complete list arrived
+
+	// The watch loop's own: the service's slices by name, and the
+	// resource version they are at ("" until listed, and when the API
+	// server no longer has it).
+	slices map[string]*endpointSlice
+	rv     string
 
 	mu       sync.Mutex
 	peers    endpointMap
@@ -131,62 +131,26 @@ func Start(ctx context.Context, cfg Config) (*Source, error) {
 	if err := cfg.resolve(); err != nil {
 		return nil, fmt.Errorf("start kubernetes discovery: %w", err)
 	}
-	s := &Source{cfg: cfg, peers: endpointMap{}, done: make(chan struct{})}
-	api := cfg.Client.endpointSlices(cfg.Namespace, discoveryv1.LabelServiceName+"="+cfg.Service)
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			obj, err := api.ListWithContextFunc(ctx, o)
-			if err != nil {
-				// A list that succeeds does not clear a failure: until a
-				// watch is open, changes are not followed.
-				s.record(err)
-			}
-			return obj, err
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			w, err := api.WatchFuncWithContext(ctx, o)
-			s.record(err)
-			return w, err
-		},
+	s := &Source{
+		cfg: cfg, selector: labelServiceName + "=" + cfg.Service,
+		done: make(chan struct{}), synced: make(chan struct{}),
+		slices: map[string]*endpointSlice{}, peers: endpointMap{},
 	}
-	s.informer = cache.NewSharedIndexInformer(lw, &discoveryv1.EndpointSlice{}, 0, cache.Indexers{})
-	// The handler replaces client-go's default, which only logs: a
-	// watch that breaks off is a failure Status reports.
-	if err := s.informer.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
-		if errors.Is(err, io.EOF) {
-			return // the server closed a watch, as it does every few minutes
-		}
-		s.record(err)
-	}); err != nil {
-		return nil, fmt.Errorf("start kubernetes discovery: %w", err)
-	}
-	reg, err := s.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { s.rebuild() },
-		UpdateFunc: func(any, any) { s.rebuild() },
-		DeleteFunc: func(any) { s.rebuild() },
-	})
-	if err != nil {
-		return nil, fmt.Errorf("start kubernetes discovery: %w", err)
-	}
-	s.synced = reg.HasSynced
 	run, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.cancel = cancel
-	go func() {
-		defer close(s.done)
-		s.informer.RunWithContext(run)
-	}()
+	go s.run(run)
 	wait, stop := context.WithTimeout(ctx, cfg.SyncWait)
 	defer stop()
-	if cache.WaitForCacheSync(wait.Done(), s.synced) {
-		s.rebuild() // a service without slices fires no event
-	} else {
+	select {
+	case <-s.synced:
+	case <-wait.Done():
 		cfg.Logger.Warn("kubernetes discovery: EndpointSlices not listed yet; plans over the ring fail until they are",
 			"service", s.what(), "waited", cfg.SyncWait.String(), "err", s.Status().Err)
 	}
 	return s, nil
 }
 
-// Close stops the informer and waits for it.
+// Close stops the watch and waits for it.
 func (s *Source) Close() {
 	s.cancel()
 	<-s.done
@@ -197,7 +161,7 @@ func (s *Source) what() string { return s.cfg.Namespace + "/" + s.cfg.Service }
 // Peers maps each ring node whose native or broadcast address is a
 // ready endpoint of the service to that endpoint's Flight URI.
 func (s *Source) Peers(_ context.Context, ring *cluster.Ring) (map[uuid.UUID]string, error) {
-	if !s.synced() {
+	if !s.isSynced() {
 		st := s.Status()
 		if st.Err != nil {
 			return nil, fmt.Errorf("kubernetes discovery of service %s: %w: API server: %w", s.what(), ErrNotSynced, st.Err)
@@ -245,7 +209,7 @@ type Status struct {
 func (s *Source) Status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Status{Synced: s.synced != nil && s.synced(), Endpoints: len(s.peers), Err: s.err, Since: s.errSince, Failures: s.failures, Changes: s.changes}
+	return Status{Synced: s.isSynced(), Endpoints: len(s.peers), Err: s.err, Since: s.errSince, Failures: s.failures, Changes: s.changes}
 }
 
 // record notes the outcome of a list or watch call, logging when the
@@ -269,14 +233,19 @@ func (s *Source) record(err error) {
 	s.err = err
 }
 
-// rebuild maps the informer's slices again after any change.
-func (s *Source) rebuild() {
-	var list []*discoveryv1.EndpointSlice
-	for _, o := range s.informer.GetStore().List() {
-		if es, ok := o.(*discoveryv1.EndpointSlice); ok {
-			list = append(list, es)
-		}
+// isSynced: the first complete list arrived.
+func (s *Source) isSynced() bool {
+	select {
+	case <-s.synced:
+		return true
+	default:
+		return false
 	}
+}
+
+// rebuild maps the slices again after any change (the watch loop's).
+func (s *Source) rebuild() {
+	list := slices.Collect(maps.Values(s.slices))
 	m, skips := mapSlices(list, s.cfg.PortName, s.cfg.Scheme)
 	for _, sk := range skips {
 		s.cfg.Logger.Debug("kubernetes discovery: endpoint not used", "service", s.what(), "slice", sk.slice, "why", sk.why)

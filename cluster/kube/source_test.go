@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -50,8 +51,7 @@ func follows(t *testing.T, s *Source, what string, port int, ips ...string) {
 // checks the peer map follows each one; another service's slice in the
 // namespace is never read.
 func TestFollowsEndpointSlices(t *testing.T) {
-	cfg := restConfig(t)
-	admin := newClient(t, cfg)
+	admin := adminClient(t)
 	ns := namespace(t, admin)
 	api := admin.DiscoveryV1().EndpointSlices(ns)
 	ctx := t.Context()
@@ -74,7 +74,7 @@ func TestFollowsEndpointSlices(t *testing.T) {
 	a := create(forService(slice("cass-a", "flight", 8815, "10.1.0.1", "10.1.0.2"), "cass"))
 	create(forService(slice("other-a", "flight", 8815, "10.9.9.9"), "other"))
 
-	s := start(t, sourceClient(t, cfg), ns, "cass")
+	s := start(t, sourceClient(t, nil), ns, "cass")
 	follows(t, s, "slice listed at start", 8815, "10.1.0.1", "10.1.0.2")
 
 	a.Endpoints[1].Addresses = []string{"10.1.0.3"}
@@ -167,18 +167,21 @@ sstf_kube_discovery_synced 0
 // answering (its connections cut) shows in Status, Peers keeps the last
 // map, and when it answers again the changes made meanwhile arrive.
 func TestAPIServerGoesAway(t *testing.T) {
-	cfg := restConfig(t)
-	admin := newClient(t, cfg)
+	admin := adminClient(t)
 	ns := namespace(t, admin)
 	api := admin.DiscoveryV1().EndpointSlices(ns)
 	if _, err := api.Create(t.Context(), forService(slice("cass-a", "flight", 8815, "10.3.0.1"), "cass"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	host := strings.TrimPrefix(cfg.Host, "https://")
-	p := newProxy(t, host)
-	viaProxy := *cfg
-	viaProxy.Host = "https://" + p.addr
-	s := start(t, sourceClient(t, &viaProxy), ns, "cass")
+	var p *proxy
+	s := start(t, sourceClient(t, func(c *clientConfig) {
+		u, err := url.Parse(c.server)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p = newProxy(t, u.Host)
+		c.server = "https://" + p.addr
+	}), ns, "cass")
 	follows(t, s, "listed through the proxy", 8815, "10.3.0.1")
 
 	p.cut()

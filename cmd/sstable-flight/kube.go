@@ -4,9 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
-
-	"k8s.io/klog/v2"
 
 	"github.com/sstable-flight/sstable-flight/cluster/kube"
 )
@@ -67,10 +64,4 @@ func (o *options) readKube(fs *flag.FlagSet, k *kubeFlags, otherPeers bool, tls 
 	}
 	o.kube = &kube.Config{Client: client, Namespace: ns, Service: k.service, PortName: k.portName, Scheme: scheme}
 	return nil
-}
-
-// kubeLogs sends client-go's log lines (klog) to the server's logger,
-// so they are JSON on stderr as every other line.
-func kubeLogs(l *slog.Logger) {
-	klog.SetSlogLogger(l)
 }

@@ -59,7 +59,6 @@ func run() error {
 	}
 	if o.peers != nil || o.kube != nil {
 		if o.kube != nil {
-			kubeLogs(cfg.Logger)
 			o.kube.Logger = cfg.Logger
 			src, err := kube.Start(context.Background(), *o.kube)
 			if err != nil {

@@ -11,7 +11,6 @@ import (
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	"github.com/sstable-flight/sstable-flight/cluster/kube"
 	appsv1 "k8s.io/api/apps/v1"
-	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -37,7 +36,7 @@ const (
 var AllowedCalls = accessRules(kube.Access)
 
 // accessRules groups the discovery's calls into Role rules.
-func accessRules(access []authorizationv1.ResourceAttributes) []rbacv1.PolicyRule {
+func accessRules(access []kube.Call) []rbacv1.PolicyRule {
 	var rules []rbacv1.PolicyRule
 	for _, a := range access {
 		i := slices.IndexFunc(rules, func(r rbacv1.PolicyRule) bool {
