@@ -358,6 +358,11 @@ func checkServerContainer(t *testing.T, c Case, p pod) {
 			t.Errorf("%s: %s probe %+v, want gRPC health on %d", where, name, pr.ProbeHandler, flightPort)
 		}
 	}
+	// Beside Cassandra our readiness is Cassandra's pod's: it may fail only after a
+	// minute of failed answers, each given 5 s (docs/operations.md, "Readiness and probes").
+	if r := ct.ReadinessProbe; r != nil && (r.PeriodSeconds*r.FailureThreshold < 60 || r.TimeoutSeconds < 5) {
+		t.Errorf("%s: readiness probe fails after %d s of failures with a %d s timeout, want at least 60 s and 5 s", where, r.PeriodSeconds*r.FailureThreshold, r.TimeoutSeconds)
+	}
 	if ct.Resources.Requests.Cpu().IsZero() || ct.Resources.Limits.Memory().IsZero() {
 		t.Errorf("%s: resources %+v", where, ct.Resources)
 	}

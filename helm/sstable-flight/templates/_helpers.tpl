@@ -284,10 +284,13 @@ startupProbe:
   {{- toYaml $probe | nindent 2 }}
   periodSeconds: 5
   failureThreshold: 60
+{{- /* Beside Cassandra a failing readiness takes Cassandra's pod out of its Services:
+       a minute of failures, not one slow answer (docs/operations.md, "Readiness and probes"). */}}
 readinessProbe:
   {{- toYaml $probe | nindent 2 }}
   periodSeconds: 10
-  failureThreshold: 3
+  timeoutSeconds: 5
+  failureThreshold: 6
 livenessProbe:
   {{- toYaml $probe | nindent 2 }}
   periodSeconds: 10
