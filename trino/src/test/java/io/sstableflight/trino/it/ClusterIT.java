@@ -148,6 +148,9 @@ class ClusterIT
 
             String plan = explainAnalyze(statement, join);
             assertThat(scanInputRows(plan, RingCluster.TABLE)).as("rows the scan of kv read, in:%n%s", plan).isEqualTo(4);
+            // EXPLAIN ANALYZE shows the filter on the scan of kv, and its values.
+            assertThat(plan).containsPattern("\\." + RingCluster.TABLE + ", dynamicFilters = \\{")
+                    .containsPattern("Dynamic filters: *\\n *- df_\\d+, \\[ SortedRangeSet\\[type=integer, ranges=5,");
         }
     }
 
