@@ -150,7 +150,7 @@ class ClusterIT
             assertThat(scanInputRows(plan, RingCluster.TABLE)).as("rows the scan of kv read, in:%n%s", plan).isEqualTo(4);
             // EXPLAIN ANALYZE shows the filter on the scan of kv, and its values.
             assertThat(plan).containsPattern("\\." + RingCluster.TABLE + ", dynamicFilters = \\{")
-                    .containsPattern("Dynamic filters: *\\n *- df_\\d+, \\[ SortedRangeSet\\[type=integer, ranges=5,");
+                    .containsPattern("Dynamic filters:\\s*\\n[\\s│]*- df_\\d+, \\[ SortedRangeSet\\[type=integer, ranges=5,");
         }
     }
 
