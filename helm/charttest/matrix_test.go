@@ -60,10 +60,11 @@ var Matrix = []Case{
 	{Name: "daemonset-live-custom", Values: map[string]any{
 		"mode": "daemonset", "snapshotMode": "live",
 		"daemonset":     map[string]any{"hostPath": "/srv/cassandra", "hostNetwork": false},
-		"cassandra":     map[string]any{"uid": 1500, "gid": 1600},
+		"cassandra":     map[string]any{"uid": 1500, "gid": 1600, "host": "127.0.0.1", "cqlPort": 19042},
 		"networkPolicy": map[string]any{"enabled": true},
 		"nodeSelector":  map[string]any{"cassandra": "yes"},
-	}, Mode: "daemonset", Live: true, MountPath: "/srv/cassandra", VolumeName: "data", CassUID: 1500, Discovery: true},
+	}, Mode: "daemonset", Live: true, MountPath: "/srv/cassandra", VolumeName: "data", CassUID: 1500, Discovery: true,
+		Flags: map[string]string{"--cassandra": "127.0.0.1:19042"}},
 	// cass-operator's superuser Secret (username, password) and CQL TLS
 	// material as cert-manager writes it.
 	{Name: "sidecar-cass-operator", Values: map[string]any{"mode": "sidecar", "sidecar": map[string]any{"podSelector": sidecarSelector},

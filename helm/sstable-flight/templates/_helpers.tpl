@@ -195,7 +195,7 @@ args:
   {{- end }}
   - --listen=:{{ .Values.server.flightPort }}
   - --admin-listen=:{{ .Values.server.metricsPort }}
-  - --cassandra=$(POD_IP):{{ .Values.cassandra.cqlPort }}
+  - --cassandra={{ .Values.cassandra.host | default "$(POD_IP)" }}:{{ .Values.cassandra.cqlPort }}
   {{- with .Values.cassandra.auth.existingSecret }}
   {{- with include "sstable-flight.cqlUser" $ }}
   - --cassandra-user={{ . }}
