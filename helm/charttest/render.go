@@ -2,6 +2,7 @@ package charttest
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -86,6 +87,8 @@ var MonitoringAPIs = []string{
 // Options are what a rendering sees of its cluster.
 type Options struct {
 	Namespace string
+	// Release is the release's name; empty: sstf.
+	Release string
 	// APIVersions are served besides Kubernetes' own (MonitoringAPIs for
 	// a cluster with the Prometheus Operator).
 	APIVersions []string
@@ -113,7 +116,7 @@ func RenderWith(c *chart.Chart, values map[string]any, opts Options) (*Rendering
 	// A new slice: the default set is Helm's global.
 	caps.APIVersions = slices.Concat(caps.APIVersions, opts.APIVersions)
 	vals, err := chartutil.ToRenderValues(c, values, chartutil.ReleaseOptions{
-		Name: "sstf", Namespace: opts.Namespace, Revision: 1, IsInstall: true,
+		Name: cmp.Or(opts.Release, "sstf"), Namespace: opts.Namespace, Revision: 1, IsInstall: true,
 	}, caps)
 	if err != nil {
 		return nil, fmt.Errorf("values: %w", err)
