@@ -144,6 +144,17 @@ bench-lane-a: deps
 image:
 	cd deploy/image && $(GO) run . -go $(GO) -repo $(CURDIR) -out $(CURDIR)/$(BUILD)/image
 
+# The Cassandra 5.0.9 image of the real-kubelet tests (issue #26; docs/image.md,
+# "The test Cassandra image"), built here, never pulled: Cassandra's jars from
+# the harness's Maven classpath, a Java 17 runtime jlinked from the JDK with
+# the shared libraries it needs, and a static Go entrypoint. It writes
+# build/image/cassandra.tar, a docker-save tarball tagged
+# localhost/sstf-cassandra:5.0.9 (`ctr -n k8s.io images import` reads it), and
+# rebuilds only when an input changed (build/image/cassandra.stamp.json).
+.PHONY: cassandra-image
+cassandra-image: deps
+	cd deploy/image && $(GO) run . cassandra -go $(GO) -repo $(CURDIR) -out $(CURDIR)/$(BUILD)/image
+
 # The image's tests: the Dockerfile against the builder's facts, and the
 # built image unpacked and its entrypoint run as the image's user over
 # the oa corpus, queried through Flight (needs root, for the uid).

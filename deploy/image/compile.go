@@ -27,14 +27,21 @@ var buildFlags = []string{"-trimpath", "-buildvcs=false", "-ldflags=-s -w -build
 // the image's labels instead).
 func compile(goCmd, repo, goarch, dir string) (string, error) {
 	out := filepath.Join(dir, "sstable-flight-linux-"+goarch)
-	cmd := exec.Command(goCmd, append(append([]string{"build"}, buildFlags...), "-o", out, mainPackage)...)
-	cmd.Dir = repo
+	return out, compilePackage(goCmd, repo, mainPackage, goarch, out)
+}
+
+// compilePackage builds the command pkg of the module in dir, static and
+// reproducible as compile says, for linux/goarch into out (the Cassandra
+// image's entrypoint is built so too).
+func compilePackage(goCmd, dir, pkg, goarch, out string) error {
+	cmd := exec.Command(goCmd, append(append([]string{"build"}, buildFlags...), "-o", out, pkg)...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goarch)
 	var stderr bytes.Buffer
 	cmd.Stdout = &stderr
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("build %s for linux/%s in %s: %w\n%s", mainPackage, goarch, repo, err, stderr.Bytes())
+		return fmt.Errorf("build %s for linux/%s in %s: %w\n%s", pkg, goarch, dir, err, stderr.Bytes())
 	}
-	return out, nil
+	return nil
 }

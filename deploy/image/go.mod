@@ -4,14 +4,18 @@ go 1.26.0
 
 require (
 	github.com/apache/arrow-go/v18 v18.8.0
+	github.com/apache/cassandra-gocql-driver/v2 v2.1.2
 	github.com/google/go-containerregistry v0.22.1
+	github.com/moby/profiles/seccomp v0.3.0
+	github.com/opencontainers/runtime-spec v1.3.0
 	github.com/sstable-flight/sstable-flight v0.0.0-00010101000000-000000000000
+	github.com/vishvananda/netlink v1.3.1
+	github.com/vishvananda/netns v0.0.5
 	google.golang.org/grpc v1.85.0
 )
 
 require (
 	github.com/andybalholm/brotli v1.2.3 // indirect
-	github.com/apache/cassandra-gocql-driver/v2 v2.1.2 // indirect
 	github.com/apache/thrift v0.24.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect

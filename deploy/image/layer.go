@@ -4,7 +4,8 @@ package main
 // entry's owner, mode and time fixed so the same binary gives the same
 // layer digest. The tar stream is written with the standard library's
 // archive/tar; go-containerregistry compresses it and computes its
-// digests.
+// digests. The Cassandra image's layers (cassandra_layers.go) are
+// written by the same newLayer and writeTar.
 
 import (
 	"archive/tar"
@@ -19,11 +20,15 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
-// entry is one file or directory of the layer. An entry with a source
-// is the regular file read from it; one without, a directory.
+// entry is one file, directory or symlink of a layer. An entry with a
+// source is the regular file read from it, one with data (non-nil) the
+// regular file of those bytes, one with a link the symlink to it; one
+// with none of them, a directory.
 type entry struct {
 	name     string // path in the image, without the leading slash
 	source   string
+	data     []byte
+	link     string
 	mode     int64
 	uid, gid int
 }
@@ -47,16 +52,22 @@ func layerEntries(binary string) []entry {
 // buildLayer returns the layer of binary, every entry stamped with
 // mtime.
 func buildLayer(binary string, mtime time.Time) (v1.Layer, error) {
+	return newLayer(layerEntries(binary), mtime, binary)
+}
+
+// newLayer returns the layer of entries, every entry stamped with mtime;
+// what names the layer in errors.
+func newLayer(entries []entry, mtime time.Time, what string) (v1.Layer, error) {
 	var buf bytes.Buffer
-	if err := writeTar(&buf, layerEntries(binary), mtime); err != nil {
-		return nil, fmt.Errorf("write the layer of %s: %w", binary, err)
+	if err := writeTar(&buf, entries, mtime); err != nil {
+		return nil, fmt.Errorf("write the layer of %s: %w", what, err)
 	}
 	data := buf.Bytes()
 	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
 		return io.NopCloser(bytes.NewReader(data)), nil
 	}, tarball.WithCompressedCaching, tarball.WithMediaType(types.OCILayer))
 	if err != nil {
-		return nil, fmt.Errorf("compress the layer of %s: %w", binary, err)
+		return nil, fmt.Errorf("compress the layer of %s: %w", what, err)
 	}
 	return layer, nil
 }
@@ -75,15 +86,23 @@ func writeTar(w io.Writer, entries []entry, mtime time.Time) error {
 			Format:  tar.FormatPAX,
 		}
 		var content []byte
-		if e.source == "" {
-			h.Typeflag = tar.TypeDir
-		} else {
+		switch {
+		case e.link != "":
+			h.Typeflag = tar.TypeSymlink
+			h.Linkname = e.link
+		case e.source != "":
 			var err error
 			if content, err = os.ReadFile(e.source); err != nil {
 				return fmt.Errorf("read %s for %s: %w", e.source, e.name, err)
 			}
 			h.Typeflag = tar.TypeReg
 			h.Size = int64(len(content))
+		case e.data != nil:
+			content = e.data
+			h.Typeflag = tar.TypeReg
+			h.Size = int64(len(content))
+		default:
+			h.Typeflag = tar.TypeDir
 		}
 		if err := tw.WriteHeader(h); err != nil {
 			return fmt.Errorf("write the tar header of %s: %w", e.name, err)

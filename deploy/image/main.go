@@ -3,6 +3,7 @@
 //
 //	go run . [build flags]           # build/image/oci and build/image/sstable-flight.tar
 //	go run . push [-layout DIR] REF  # the layout's index to a registry
+//	go run . cassandra [flags]       # build/image/cassandra.tar: the test Cassandra image
 //
 // It lives in its own module so go-containerregistry stays out of the
 // server's.
@@ -28,6 +29,9 @@ func main() {
 func run(args []string) error {
 	if len(args) > 0 && args[0] == "push" {
 		return runPush(args[1:])
+	}
+	if len(args) > 0 && args[0] == "cassandra" {
+		return runCassandra(args[1:])
 	}
 	fs := flag.NewFlagSet("image", flag.ContinueOnError)
 	o := &options{}
