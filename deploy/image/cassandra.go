@@ -49,18 +49,8 @@ func runCassandra(args []string) error {
 	fs.StringVar(&o.repo, "repo", "../..", "the repository's root")
 	fs.StringVar(&o.out, "out", "../../build/image", "output directory: cassandra.tar and its stamp")
 	fs.BoolVar(&o.force, "force", false, "rebuild even when no input changed")
-	if err := fs.Parse(args); err != nil {
+	if err := parseRepoOut(fs, args, &o.repo, &o.out); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	var err error
-	if o.repo, err = filepath.Abs(o.repo); err != nil {
-		return fmt.Errorf("read --repo: %w", err)
-	}
-	if o.out, err = filepath.Abs(o.out); err != nil {
-		return fmt.Errorf("read --out: %w", err)
 	}
 	start := time.Now()
 	st, built, err := buildCassandra(context.Background(), o)

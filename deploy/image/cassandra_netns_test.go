@@ -71,22 +71,23 @@ func newContainerNet(t *testing.T) *containerNet {
 	return &containerNet{ns: ns, addr: netIP}
 }
 
-// unsharedNetns makes a new network namespace from a thread of its
-// own, left in it and never unlocked, so the thread ends with its
-// goroutine and no other goroutine runs in the namespace.
-func unsharedNetns() (netns.NsHandle, error) {
-	type result struct {
-		ns  netns.NsHandle
-		err error
-	}
-	ch := make(chan result, 1)
+// unsharedNetns makes a new network namespace from a thread of its own.
+func unsharedNetns() (ns netns.NsHandle, err error) {
+	onOwnThread(func() { ns, err = netns.New() })
+	return ns, err
+}
+
+// onOwnThread runs fn on a goroutine locked to a thread that is never
+// unlocked, so the thread ends with the goroutine in whatever namespace
+// fn left it, and no other goroutine ever runs there.
+func onOwnThread(fn func()) {
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		runtime.LockOSThread()
-		ns, err := netns.New()
-		ch <- result{ns, err}
+		fn()
 	}()
-	r := <-ch
-	return r.ns, r.err
+	<-done
 }
 
 // path is the namespace's path for runc: the test process's descriptor.
@@ -95,25 +96,16 @@ func (n *containerNet) path() string {
 }
 
 // DialContext dials from inside the namespace: the socket is made on a
-// thread switched into it, which ends with its goroutine as
-// unsharedNetns' does; the socket belongs to the namespace for good
-// (gocql's Dialer).
-func (n *containerNet) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	type result struct {
-		conn net.Conn
-		err  error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		runtime.LockOSThread()
-		if err := netns.Set(n.ns); err != nil {
-			ch <- result{err: fmt.Errorf("enter the container's network namespace: %w", err)}
+// thread switched into it (onOwnThread), and belongs to the namespace
+// for good (gocql's Dialer).
+func (n *containerNet) DialContext(ctx context.Context, network, address string) (conn net.Conn, err error) {
+	onOwnThread(func() {
+		if err = netns.Set(n.ns); err != nil {
+			err = fmt.Errorf("enter the container's network namespace: %w", err)
 			return
 		}
 		var d net.Dialer
-		conn, err := d.DialContext(ctx, network, address)
-		ch <- result{conn, err}
-	}()
-	r := <-ch
-	return r.conn, r.err
+		conn, err = d.DialContext(ctx, network, address)
+	})
+	return conn, err
 }

@@ -41,21 +41,10 @@ func run(args []string) error {
 	fs.StringVar(&o.source, "source", "https://github.com/sstable-flight/sstable-flight", "the org.opencontainers.image.source label")
 	platforms := fs.String("platforms", "linux/amd64,linux/arm64", "platforms of the index, comma-separated")
 	fs.StringVar(&o.tarArch, "tar-arch", runtime.GOARCH, "GOARCH of the image in the docker-load tarball (one platform: docker-save tarballs hold no index)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseRepoOut(fs, args, &o.repo, &o.out); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
 	var err error
-	// The go command runs in the repository, so every path is made
-	// absolute first.
-	if o.repo, err = filepath.Abs(o.repo); err != nil {
-		return fmt.Errorf("read --repo: %w", err)
-	}
-	if o.out, err = filepath.Abs(o.out); err != nil {
-		return fmt.Errorf("read --out: %w", err)
-	}
 	if o.arches, err = parsePlatforms(*platforms); err != nil {
 		return err
 	}
@@ -63,6 +52,26 @@ func run(args []string) error {
 		return err
 	}
 	fmt.Printf("image: wrote %s and %s\n", rel(o.layoutDir), rel(o.tarPath))
+	return nil
+}
+
+// parseRepoOut parses args with fs, which takes no positional argument,
+// and makes the --repo and --out paths absolute: the go command runs in
+// the repository, not here.
+func parseRepoOut(fs *flag.FlagSet, args []string, repo, out *string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	var err error
+	if *repo, err = filepath.Abs(*repo); err != nil {
+		return fmt.Errorf("read --repo: %w", err)
+	}
+	if *out, err = filepath.Abs(*out); err != nil {
+		return fmt.Errorf("read --out: %w", err)
+	}
 	return nil
 }
 
