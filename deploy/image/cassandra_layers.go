@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -116,16 +117,16 @@ func systemEntries(n nativeFiles) []entry {
 func configEntries(bin string) []entry {
 	conf := imagePath(cassandra.Conf)
 	es := []entry{
-		owned(entry{name: conf, mode: 0o755}),
-		owned(entry{name: conf + "/" + cassandra.YAMLFile, data: []byte(cassandra.YAML()), mode: 0o644}),
-		owned(entry{name: conf + "/" + cassandra.RackDCFile, data: []byte(cassandra.RackDC), mode: 0o644}),
-		owned(entry{name: conf + "/" + cassandra.LogbackFile, data: []byte(cassandra.Logback), mode: 0o644}),
-		owned(entry{name: conf + "/" + cassandra.LogbackToolsFile, data: []byte(cassandra.LogbackTools), mode: 0o644}),
 		{name: imagePath(cassandra.Home) + "/conf", link: cassandra.Conf, mode: 0o777},
 		{name: imagePath(cassandra.Home) + "/data", link: cassandra.Data, mode: 0o777},
 		{name: imagePath(cassandra.Home) + "/logs", link: cassandra.Logs, mode: 0o777},
 		{name: imagePath(cassandra.Entrypoint), source: bin, mode: 0o555},
 		{name: imagePath(cassandra.Nodetool), link: filepath.Base(cassandra.Entrypoint), mode: 0o777},
+		owned(entry{name: conf, mode: 0o755}),
+	}
+	files := cassandra.ConfFiles()
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		es = append(es, owned(entry{name: conf + "/" + name, data: []byte(files[name]), mode: 0o644}))
 	}
 	return withParents(es)
 }

@@ -11,6 +11,19 @@ import (
 // every key it may set is present here, commented where Cassandra's
 // default applies, so the rewrite finds its line.
 
+// ConfFiles are the files of Conf, by name, as shipped. The entrypoint
+// writes one that is missing from its configuration directory, so that
+// the directory may be an empty volume (a pod whose root filesystem is
+// read-only mounts one there, as cass-operator's pods do).
+func ConfFiles() map[string]string {
+	return map[string]string{
+		YAMLFile:         YAML(),
+		RackDCFile:       RackDC,
+		LogbackFile:      Logback,
+		LogbackToolsFile: LogbackTools,
+	}
+}
+
 // YAML is the shipped cassandra.yaml: one node that listens on
 // localhost until the entrypoint says otherwise, its directories under
 // Data, and authentication on. The default superuser cassandra/cassandra

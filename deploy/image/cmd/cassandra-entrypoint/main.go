@@ -79,6 +79,9 @@ func startCassandra(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := seedConf(confDir()); err != nil {
+		return err
+	}
 	if err := s.writeConfig(confDir()); err != nil {
 		return err
 	}
