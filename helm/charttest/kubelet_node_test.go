@@ -39,7 +39,7 @@ const (
 // cassandra-image` into build/image, never pulled: the pods name them
 // with imagePullPolicy Never.
 const (
-	serverImageRepo    = "ghcr.io/sstable-flight/sstable-flight"
+	serverImageRepo    = "sstable-flight" // the tarball's tag, docker.io/library/ once imported
 	serverImageTag     = "latest"
 	cassandraImageRepo = "localhost/sstf-cassandra"
 	cassandraImageTag  = "5.0.9"
