@@ -2,8 +2,11 @@
 # Installs what the tests need when it is missing: a JDK 17 (Cassandra 5.0
 # runs on 11 or 17 only), Maven (to resolve Cassandra from Maven
 # Central) and Prometheus for the dashboard test (install-prometheus.sh,
-# unpacked into build/, no service). Go itself must already be on the machine. Idempotent and quiet
-# when everything is present.
+# unpacked into build/, no service), and what the single-node Kubernetes
+# of kube-harness -node runs on: containerd, runc, the CNI plugins
+# (/usr/lib/cni), iptables, conntrack and nftables (docs/testing.md, "A
+# real single-node Kubernetes"). Go itself must already be on the machine.
+# Idempotent and quiet when everything is present.
 set -euo pipefail
 need=()
 have_jdk17() {
@@ -14,6 +17,14 @@ have_jdk17() {
 }
 have_jdk17 || need+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null || need+=(maven)
+# The node's runtime and network. Debian's packages start no service here
+# (kube-harness runs containerd by hand under its own directory).
+command -v containerd >/dev/null || need+=(containerd)
+command -v runc >/dev/null || need+=(runc)
+[[ -x /usr/lib/cni/bridge && -x /usr/lib/cni/host-local && -x /usr/lib/cni/loopback ]] || need+=(containernetworking-plugins)
+command -v iptables >/dev/null || need+=(iptables)
+command -v conntrack >/dev/null || need+=(conntrack)
+command -v nft >/dev/null || need+=(nftables)
 if [[ ${#need[@]} -gt 0 ]]; then
   echo "install-deps: installing ${need[*]}" >&2
   SUDO=""
