@@ -34,7 +34,10 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: kube-harness start|stop|env -dir D | run [-dir D] -- CMD [ARGS...]")
+	fmt.Fprintln(os.Stderr, `usage: kube-harness start [-node] -dir D | stop -dir D | env -dir D
+       kube-harness run [-node] [-dir D] -- CMD [ARGS...]
+       kube-harness images -dir D FILE...
+       kube-harness pack -o FILE -ref REF [-user U] BINARY...`)
 	os.Exit(2)
 }
 
@@ -43,10 +46,17 @@ func dispatch(ctx context.Context, verb string, args []string) (int, error) {
 	dir := fs.String("dir", "", "harness directory (pki, etcd data, logs, pid files, kubeconfig)")
 	bin := fs.String("bin", "", "directory of the etcd and kube-apiserver binaries (default: this command's own)")
 	timeout := fs.Duration("timeout", 3*time.Minute, "bound of each health wait and of each process's exit after SIGTERM")
+	withNode := fs.Bool("node", false, "start (or run in) a single-node Kubernetes, not just the API server")
+	out := fs.String("o", "", "pack: the image tarball to write")
+	ref := fs.String("ref", "", "pack: the image's reference, e.g. sstf.local/probe:1")
+	user := fs.String("user", "", "pack: the user the image runs as (default root)")
 	if err := fs.Parse(args); err != nil {
 		return 2, err
 	}
-	o := options{dir: *dir, bin: *bin, timeout: *timeout}
+	o := options{dir: *dir, bin: *bin, timeout: *timeout, node: *withNode}
+	if verb == "pack" {
+		return pack(*out, *ref, *user, fs.Args())
+	}
 	if o.bin == "" {
 		self, err := os.Executable()
 		if err != nil {
@@ -69,6 +79,15 @@ func dispatch(ctx context.Context, verb string, args []string) (int, error) {
 		if err := os.MkdirAll(o.dir, 0o755); err != nil {
 			return 1, fmt.Errorf("make %s: %w", o.dir, err)
 		}
+		if o.node {
+			n, err := startNode(ctx, o)
+			if err != nil {
+				return 1, err
+			}
+			fmt.Printf("node %s at %s, API server %s; kubeconfig %s; containerd %s; logs and pid files in %s\n",
+				nodeName, nodeIP, n.plane.url, kubeconfigPath(o.dir), nodeDir(o.dir).containerdSocket(), o.dir)
+			return 0, nil
+		}
 		pl, err := start(ctx, o)
 		if err != nil {
 			return 1, err
@@ -77,9 +96,27 @@ func dispatch(ctx context.Context, verb string, args []string) (int, error) {
 			pl.url, pidFile(o.dir, apiserverName), pidFile(o.dir, etcdName), kubeconfigPath(o.dir))
 		return 0, nil
 	case "stop":
+		if st, err := readState(o.dir); err != nil {
+			return 1, err
+		} else if st != nil {
+			return 0, stopNode(o)
+		}
 		return 0, stopAll(o)
 	case "env":
-		fmt.Printf("export %s=%s\n", envKubeconfig, kubeconfigPath(o.dir))
+		env := []string{envKubeconfig + "=" + kubeconfigPath(o.dir)}
+		if st, err := readState(o.dir); err != nil {
+			return 1, err
+		} else if st != nil {
+			env = nodeEnv(o.dir)
+		}
+		for _, kv := range env {
+			fmt.Printf("export %s\n", kv)
+		}
+		return 0, nil
+	case "images":
+		if err := importImages(ctx, nodeDir(o.dir).containerdSocket(), fs.Args()...); err != nil {
+			return 1, err
+		}
 		return 0, nil
 	case "run":
 		return run(ctx, o, fs.Args())
@@ -88,9 +125,10 @@ func dispatch(ctx context.Context, verb string, args []string) (int, error) {
 	return 2, nil
 }
 
-// run starts a control plane (in a temporary directory unless -dir
-// names one), runs the command with SSTF_KUBECONFIG set, and stops the
-// plane whatever the command did.
+// run starts a control plane, or with -node a node (in a temporary
+// directory unless -dir names one), runs the command with
+// SSTF_KUBECONFIG (and for a node SSTF_KUBE_NODE, SSTF_KUBE_NODE_IP,
+// SSTF_KUBE_CONTAINERD) set, and stops it whatever the command did.
 func run(ctx context.Context, o options, argv []string) (code int, err error) {
 	if len(argv) == 0 {
 		return 2, errors.New("run: no command after --")
@@ -100,17 +138,24 @@ func run(ctx context.Context, o options, argv []string) (code int, err error) {
 		if err != nil {
 			return 1, fmt.Errorf("make a harness directory: %w", err)
 		}
-		defer os.RemoveAll(tmp)
+		defer removeHarnessDir(tmp)
 		o.dir = tmp
 	} else if err := os.MkdirAll(o.dir, 0o755); err != nil {
 		return 1, fmt.Errorf("make %s: %w", o.dir, err)
 	}
-	pl, err := start(ctx, o)
-	if err != nil {
+	env := []string{envKubeconfig + "=" + kubeconfigPath(o.dir)}
+	stop := func() error { return stopAll(o) }
+	if o.node {
+		if _, err := startNode(ctx, o); err != nil {
+			return 1, err
+		}
+		env = nodeEnv(o.dir)
+		stop = func() error { return stopNode(o) }
+	} else if _, err := start(ctx, o); err != nil {
 		return 1, err
 	}
 	defer func() {
-		if serr := pl.stop(); serr != nil {
+		if serr := stop(); serr != nil {
 			err = errors.Join(err, serr)
 			if code == 0 {
 				code = 1
@@ -119,7 +164,7 @@ func run(ctx context.Context, o options, argv []string) (code int, err error) {
 	}()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.Env = append(os.Environ(), envKubeconfig+"="+kubeconfigPath(o.dir))
+	cmd.Env = append(os.Environ(), env...)
 	// On ^C the command gets SIGTERM, not an immediate kill, and some time
 	// to clean up before the plane goes away under it.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
@@ -132,4 +177,17 @@ func run(ctx context.Context, o options, argv []string) (code int, err error) {
 		return 1, fmt.Errorf("run %s: %w", argv[0], err)
 	}
 	return 0, nil
+}
+
+// removeHarnessDir removes run's temporary directory, unless something
+// is still mounted under it: a kubelet's subPath bind mount left there
+// would point at a directory of the host, which RemoveAll would empty.
+func removeHarnessDir(dir string) {
+	if points, err := mountsUnder([]string{dir + "/"}); err != nil || len(points) > 0 {
+		fmt.Fprintf(os.Stderr, "kube-harness: left %s in place: still mounted under it: %v %v\n", dir, points, err)
+		return
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		fmt.Fprintf(os.Stderr, "kube-harness: remove %s: %v\n", dir, err)
+	}
 }

@@ -16,8 +16,9 @@ import (
 )
 
 // pki is the files of the harness's own certificate authority: the CA,
-// the API server's serving pair, the admin client pair and the
-// service-account signing pair.
+// the API server's serving pair, the admin client pair, the
+// service-account signing pair and, for a node, the pairs of its
+// components (node.go).
 type pki struct {
 	dir string
 }
@@ -29,17 +30,27 @@ func (p pki) path(name string) string { return filepath.Join(p.dir, name) }
 // anything, as kind's or kubeadm's admin.conf may.
 const adminGroup = "system:masters"
 
-// makePKI writes a fresh CA and the pairs it signs into dir. The
-// serving certificate names 127.0.0.1 and localhost (where clients dial)
-// and the in-cluster names and service IP of the kubernetes Service.
-func makePKI(dir string) (pki, error) {
+// authority is the CA while start runs: its key stays in memory, since
+// every certificate the harness needs is issued at start.
+type authority struct {
+	p    pki
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+}
+
+// makePKI writes a fresh CA and the pairs every mode needs into dir: the
+// API server's serving pair, the admin client pair and the
+// service-account signing pair. The serving certificate names
+// servingIPs (where clients dial, and the kubernetes Service's IP) and
+// the in-cluster names of the kubernetes Service.
+func makePKI(dir string, servingIPs []net.IP) (*authority, error) {
 	p := pki{dir: dir}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return p, fmt.Errorf("make pki directory: %w", err)
+		return nil, fmt.Errorf("make pki directory: %w", err)
 	}
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return p, fmt.Errorf("make CA key: %w", err)
+		return nil, fmt.Errorf("make CA key: %w", err)
 	}
 	caTmpl := &x509.Certificate{
 		Subject:               pkix.Name{CommonName: "kube-harness CA"},
@@ -49,67 +60,80 @@ func makePKI(dir string) (pki, error) {
 	}
 	caDER, err := sign(caTmpl, caTmpl, &caKey.PublicKey, caKey)
 	if err != nil {
-		return p, fmt.Errorf("sign CA: %w", err)
+		return nil, fmt.Errorf("sign CA: %w", err)
 	}
 	ca, err := x509.ParseCertificate(caDER)
 	if err != nil {
-		return p, fmt.Errorf("read CA back: %w", err)
+		return nil, fmt.Errorf("read CA back: %w", err)
 	}
 	if err := writeCert(p.path("ca.crt"), caDER); err != nil {
-		return p, err
+		return nil, err
 	}
-	serving := &x509.Certificate{
-		Subject:     pkix.Name{CommonName: "kube-apiserver"},
-		KeyUsage:    x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:    []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.ParseIP(serviceIP)},
+	a := &authority{p: p, cert: ca, key: caKey}
+	if err := a.serving("apiserver", "kube-apiserver",
+		[]string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
+		servingIPs); err != nil {
+		return nil, err
 	}
-	if err := p.issue("apiserver", serving, ca, caKey); err != nil {
-		return p, err
-	}
-	admin := &x509.Certificate{
-		Subject:     pkix.Name{CommonName: "kube-harness-admin", Organization: []string{adminGroup}},
-		KeyUsage:    x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	if err := p.issue("admin", admin, ca, caKey); err != nil {
-		return p, err
+	if err := a.client("admin", "kube-harness-admin", adminGroup); err != nil {
+		return nil, err
 	}
 	// The service-account pair signs and checks the tokens the API
 	// server issues (TokenRequest); nothing else uses it.
 	saKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return p, fmt.Errorf("make service-account key: %w", err)
+		return nil, fmt.Errorf("make service-account key: %w", err)
 	}
 	if err := writeKey(p.path("sa.key"), saKey); err != nil {
-		return p, err
+		return nil, err
 	}
 	pub, err := x509.MarshalPKIXPublicKey(&saKey.PublicKey)
 	if err != nil {
-		return p, fmt.Errorf("encode service-account public key: %w", err)
+		return nil, fmt.Errorf("encode service-account public key: %w", err)
 	}
 	if err := os.WriteFile(p.path("sa.pub"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}), 0o600); err != nil {
-		return p, fmt.Errorf("write service-account public key: %w", err)
+		return nil, fmt.Errorf("write service-account public key: %w", err)
 	}
-	return p, nil
+	return a, nil
+}
+
+// client issues name.crt/name.key, a client certificate for user cn in
+// groups: what the API server (and the kubelet) authenticate.
+func (a *authority) client(name, cn string, groups ...string) error {
+	return a.issue(name, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: cn, Organization: groups},
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	})
+}
+
+// serving issues name.crt/name.key, a serving certificate for the names
+// and addresses given.
+func (a *authority) serving(name, cn string, dnsNames []string, ips []net.IP) error {
+	return a.issue(name, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: cn},
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:    dnsNames,
+		IPAddresses: ips,
+	})
 }
 
 // issue makes a key, has the CA sign tmpl for it and writes name.crt
 // and name.key.
-func (p pki) issue(name string, tmpl, ca *x509.Certificate, caKey *ecdsa.PrivateKey) error {
+func (a *authority) issue(name string, tmpl *x509.Certificate) error {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return fmt.Errorf("make %s key: %w", name, err)
 	}
-	der, err := sign(tmpl, ca, &key.PublicKey, caKey)
+	der, err := sign(tmpl, a.cert, &key.PublicKey, a.key)
 	if err != nil {
 		return fmt.Errorf("sign %s certificate: %w", name, err)
 	}
-	if err := writeCert(p.path(name+".crt"), der); err != nil {
+	if err := writeCert(a.p.path(name+".crt"), der); err != nil {
 		return err
 	}
-	return writeKey(p.path(name+".key"), key)
+	return writeKey(a.p.path(name+".key"), key)
 }
 
 // sign fills in a serial and a validity of a day either side of now (a

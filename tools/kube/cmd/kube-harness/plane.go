@@ -18,8 +18,8 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-// serviceRange is the service IP range the API server allocates from;
-// serviceIP, its first address, is the kubernetes Service's.
+// The API-server-only plane's service IP range; serviceIP, its first
+// address, is the kubernetes Service's.
 const (
 	serviceRange = "10.0.0.0/24"
 	serviceIP    = "10.0.0.1"
@@ -36,21 +36,56 @@ type options struct {
 	dir     string        // where pki, data, logs, pid files and the kubeconfig go
 	bin     string        // where etcd and kube-apiserver are
 	timeout time.Duration // for each health wait and each stop
+	node    bool          // a single-node Kubernetes (node.go), not just the API server
 }
 
 // plane is a started control plane.
 type plane struct {
 	opts  options
+	pki   pki
 	procs []*proc
 	url   string // the API server's https URL
 }
 
 func kubeconfigPath(dir string) string { return filepath.Join(dir, "kubeconfig") }
 
-// start starts etcd, then the API server on it, waits until each
+// planeSpec is what differs between the API-server-only plane and a
+// node's: where the API server binds and advertises, its service range,
+// the addresses its serving certificate names, the certificates the
+// rest of the cluster needs, and its mode-specific flags.
+type planeSpec struct {
+	host         string   // the API server's bind and advertise address
+	serviceRange string   // --service-cluster-ip-range
+	servingIPs   []net.IP // besides the kubernetes Service's names
+	certs        func(*authority) error
+	apiArgs      func(pki) []string
+}
+
+// loopbackSpec is the API-server-only plane: on 127.0.0.1, RBAC only, no
+// endpoint reconciler.
+func loopbackSpec() planeSpec {
+	return planeSpec{
+		host:         "127.0.0.1",
+		serviceRange: serviceRange,
+		servingIPs:   []net.IP{net.IPv4(127, 0, 0, 1), net.ParseIP(serviceIP)},
+		apiArgs: func(pki) []string {
+			return []string{
+				"--authorization-mode=RBAC",
+				// The reconciler of the kubernetes Service's endpoints refuses a
+				// loopback address; nothing here needs those endpoints.
+				"--endpoint-reconciler-type=none",
+			}
+		},
+	}
+}
+
+// start starts the API-server-only plane.
+func start(ctx context.Context, o options) (*plane, error) { return startPlane(ctx, o, loopbackSpec()) }
+
+// startPlane starts etcd, then the API server on it, waits until each
 // answers its health check, and writes the kubeconfig. On failure it
 // stops what it started and the error carries the log tails.
-func start(ctx context.Context, o options) (*plane, error) {
+func startPlane(ctx context.Context, o options, spec planeSpec) (*plane, error) {
 	for _, name := range []string{apiserverName, etcdName} {
 		if pid, ok, err := runningPid(o.dir, name); err != nil {
 			return nil, err
@@ -65,16 +100,26 @@ func start(ctx context.Context, o options) (*plane, error) {
 			return nil, fmt.Errorf("clear %s: %w", o.dir, err)
 		}
 	}
-	p, err := makePKI(filepath.Join(o.dir, "pki"))
+	ca, err := makePKI(filepath.Join(o.dir, "pki"), spec.servingIPs)
 	if err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(3)
+	if spec.certs != nil {
+		if err := spec.certs(ca); err != nil {
+			return nil, err
+		}
+	}
+	p := ca.p
+	etcdPorts, err := freePorts("127.0.0.1", 2)
 	if err != nil {
 		return nil, err
 	}
-	client, peer, secure := ports[0], ports[1], ports[2]
-	pl := &plane{opts: o, url: "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(secure))}
+	apiPort, err := freePorts(spec.host, 1)
+	if err != nil {
+		return nil, err
+	}
+	client, peer, secure := etcdPorts[0], etcdPorts[1], apiPort[0]
+	pl := &plane{opts: o, pki: p, url: "https://" + net.JoinHostPort(spec.host, strconv.Itoa(secure))}
 	fail := func(err error) (*plane, error) {
 		_ = pl.stop()
 		return nil, err
@@ -101,10 +146,10 @@ func start(ctx context.Context, o options) (*plane, error) {
 	if err := waitHealthy(ctx, etcd, http.DefaultClient, etcdURL+"/health", o.timeout); err != nil {
 		return fail(fmt.Errorf("start etcd: %w\n%s", err, logTail(o.dir, etcdName, 20)))
 	}
-	api, err := startProc(o.dir, apiserverName, filepath.Join(o.bin, apiserverName), []string{
+	api, err := startProc(o.dir, apiserverName, filepath.Join(o.bin, apiserverName), append([]string{
 		"--etcd-servers=" + etcdURL,
-		"--bind-address=127.0.0.1",
-		"--advertise-address=127.0.0.1",
+		"--bind-address=" + spec.host,
+		"--advertise-address=" + spec.host,
 		"--secure-port=" + strconv.Itoa(secure),
 		"--cert-dir=" + filepath.Join(o.dir, "pki"),
 		"--tls-cert-file=" + p.path("apiserver.crt"),
@@ -113,13 +158,9 @@ func start(ctx context.Context, o options) (*plane, error) {
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file=" + p.path("sa.pub"),
 		"--service-account-signing-key-file=" + p.path("sa.key"),
-		"--service-cluster-ip-range=" + serviceRange,
-		"--authorization-mode=RBAC",
-		// The reconciler of the kubernetes Service's endpoints refuses a
-		// loopback address; nothing here needs those endpoints.
-		"--endpoint-reconciler-type=none",
+		"--service-cluster-ip-range=" + spec.serviceRange,
 		"--profiling=false",
-	})
+	}, spec.apiArgs(p)...))
 	if err != nil {
 		return fail(err)
 	}
@@ -133,7 +174,7 @@ func start(ctx context.Context, o options) (*plane, error) {
 	if err := waitHealthy(ctx, api, admin, pl.url+"/readyz", o.timeout); err != nil {
 		return fail(fmt.Errorf("start kube-apiserver: %w\n%s", err, logTail(o.dir, apiserverName, 30)))
 	}
-	if err := writeKubeconfig(kubeconfigPath(o.dir), pl.url, p); err != nil {
+	if err := writeKubeconfig(kubeconfigPath(o.dir), pl.url, p, "admin"); err != nil {
 		return fail(err)
 	}
 	return pl, nil
@@ -152,10 +193,10 @@ func stopAll(o options) error {
 	return errors.Join(errs...)
 }
 
-// freePorts asks the kernel for n free loopback ports. They are free
+// freePorts asks the kernel for n free ports on host. They are free
 // when asked; another process could take one before etcd or the API
 // server binds it, which start then reports as a failed health wait.
-func freePorts(n int) ([]int, error) {
+func freePorts(host string, n int) ([]int, error) {
 	var ls []net.Listener
 	defer func() {
 		for _, l := range ls {
@@ -164,7 +205,7 @@ func freePorts(n int) ([]int, error) {
 	}()
 	var out []int
 	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 		if err != nil {
 			return nil, fmt.Errorf("find a free port: %w", err)
 		}
@@ -235,29 +276,31 @@ func (p pki) adminClient() (*http.Client, error) {
 	}}}, nil
 }
 
-// writeKubeconfig writes a kubeconfig with the CA and the admin pair
-// inline, so it stays valid wherever it is copied.
-func writeKubeconfig(path, server string, p pki) error {
+// writeKubeconfig writes a kubeconfig for the API server at server that
+// authenticates with the client pair pair (pair.crt, pair.key in the
+// pki), with the CA and the pair inline, so it stays valid wherever it
+// is copied.
+func writeKubeconfig(path, server string, p pki, pair string) error {
 	read := func(name string) ([]byte, error) { return os.ReadFile(p.path(name)) }
 	ca, err := read("ca.crt")
 	if err != nil {
-		return fmt.Errorf("write kubeconfig: %w", err)
+		return fmt.Errorf("write kubeconfig %s: %w", path, err)
 	}
-	crt, err := read("admin.crt")
+	crt, err := read(pair + ".crt")
 	if err != nil {
-		return fmt.Errorf("write kubeconfig: %w", err)
+		return fmt.Errorf("write kubeconfig %s: %w", path, err)
 	}
-	key, err := read("admin.key")
+	key, err := read(pair + ".key")
 	if err != nil {
-		return fmt.Errorf("write kubeconfig: %w", err)
+		return fmt.Errorf("write kubeconfig %s: %w", path, err)
 	}
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["harness"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: ca}
-	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: crt, ClientKeyData: key}
-	cfg.Contexts["harness"] = &clientcmdapi.Context{Cluster: "harness", AuthInfo: "admin", Namespace: "default"}
+	cfg.AuthInfos[pair] = &clientcmdapi.AuthInfo{ClientCertificateData: crt, ClientKeyData: key}
+	cfg.Contexts["harness"] = &clientcmdapi.Context{Cluster: "harness", AuthInfo: pair, Namespace: "default"}
 	cfg.CurrentContext = "harness"
 	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		return fmt.Errorf("write kubeconfig: %w", err)
+		return fmt.Errorf("write kubeconfig %s: %w", path, err)
 	}
 	return nil
 }
