@@ -150,7 +150,12 @@ func startNode(ctx context.Context, o options) (n *node, err error) {
 	if err := checkFreeHost(); err != nil {
 		return nil, err
 	}
-	for _, sub := range []string{"containerd", "cni", "kubelet", "node-config", "pod-logs", "volume-plugins", "images"} {
+	// A fresh start: the last node's state and logs are not this one's.
+	stale := []string{"containerd", "cni", "kubelet", "node-config", "pod-logs", "volume-plugins", "images", proxyName + "-cleanup.log"}
+	for _, name := range nodeProcNames {
+		stale = append(stale, name+".log")
+	}
+	for _, sub := range stale {
 		if err := os.RemoveAll(d.path(sub)); err != nil {
 			return nil, fmt.Errorf("clear %s: %w", d.path(sub), err)
 		}
