@@ -179,10 +179,16 @@ func run(ctx context.Context, o options, argv []string) (code int, err error) {
 	return 0, nil
 }
 
-// removeHarnessDir removes run's temporary directory, unless something
-// is still mounted under it: a kubelet's subPath bind mount left there
-// would point at a directory of the host, which RemoveAll would empty.
+// removeHarnessDir removes run's temporary directory, unless a node's
+// teardown did not finish (its state file is what a second stop works
+// from) or something is still mounted under it (a kubelet's subPath
+// bind mount left there would point at a directory of the host, which
+// RemoveAll would empty).
 func removeHarnessDir(dir string) {
+	if _, err := os.Stat(statePath(dir)); err == nil {
+		fmt.Fprintf(os.Stderr, "kube-harness: left %s in place: the node's teardown did not finish; run kube-harness stop -dir %s\n", dir, dir)
+		return
+	}
 	if points, err := mountsUnder([]string{dir + "/"}); err != nil || len(points) > 0 {
 		fmt.Fprintf(os.Stderr, "kube-harness: left %s in place: still mounted under it: %v %v\n", dir, points, err)
 		return

@@ -231,6 +231,11 @@ func checkNodePrereqs(o options) error {
 	if os.Geteuid() != 0 {
 		return errors.New("start a node: must run as root (it makes a bridge, iptables rules, cgroups and mounts)")
 	}
+	// Unix socket paths are at most 107 bytes; the longest under D is
+	// the kubelet's D/kubelet/pod-resources/kubelet.sock.
+	if sock := nodeDir(o.dir).path("kubelet", "pod-resources", "kubelet.sock"); len(sock) > 107 {
+		return fmt.Errorf("start a node: -dir %s is too long for the sockets under it (%s is %d bytes, at most 107)", o.dir, sock, len(sock))
+	}
 	var missing []string
 	for _, name := range []string{etcdName, apiserverName, kubeletName, proxyName, schedulerName, kcmName, corednsName, pauseName} {
 		if !fileExists(filepath.Join(o.bin, name)) {

@@ -82,6 +82,7 @@ func buildProbeImage(t *testing.T, ctx context.Context) {
 // gets an address on the bridge; it reaches the API server through the
 // kubernetes Service's ClusterIP and DNS name, verifying the serving
 // certificate with its service account's CA; CoreDNS resolves Services,
+// pods' A records,
 // a StatefulSet pod's hostname through a headless Service even while
 // the pod is not ready, and nothing outside the cluster; a pod has no
 // default route and cannot reach an address off the bridge; logs and
@@ -193,6 +194,13 @@ func TestNode(t *testing.T) {
 			if out := run(t, "probe", "dial", addr); !strings.Contains(out, "network is unreachable") {
 				t.Fatalf("dial %s from a pod: %q, want network is unreachable", addr, out)
 			}
+		}
+	})
+	t.Run("a pod's A record", func(t *testing.T) {
+		name := strings.ReplaceAll(pod.Status.PodIP, ".", "-") + "." + ns + ".pod." + clusterDomain
+		addrs, err := lookupAt(ctx, nodeIP, name)
+		if err != nil || len(addrs) != 1 || addrs[0] != pod.Status.PodIP {
+			t.Fatalf("%s: %v %v, want [%s]", name, addrs, err, pod.Status.PodIP)
 		}
 	})
 	t.Run("CoreDNS answers nothing outside the cluster", func(t *testing.T) {
