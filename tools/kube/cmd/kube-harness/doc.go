@@ -41,12 +41,13 @@
 //
 // # A node
 //
-// With -node (root only; one node per machine) the harness builds, in
-// this order, and each step's record in D before the step:
+// With -node (root only; one node per machine) the harness makes, in
+// this order:
 //
-//   - D/node-state.json: the machine before the node (the sysctls the
-//     node's programs change, which of the host paths they create were
-//     absent, iptables-save and ip6tables-save, nftables's tables);
+//   - D/node-state.json, before changing anything: the machine before
+//     the node (the sysctls the node's programs change, which of the
+//     host paths they create were absent, iptables-save and
+//     ip6tables-save, nftables's tables);
 //   - the network (net.go): the bridge sstfbr0 with 10.88.0.1/24, the
 //     node's one address; the service range 10.96.0.0/16 routed onto it;
 //     a FORWARD rule dropping anything from the bridge to another
@@ -68,9 +69,11 @@
 //     CAP_SYS_RESOURCE here), network namespaces under its state, CNI
 //     from /usr/lib/cni, the sandbox image sstf.local/pause:1, made from
 //     our pause binary and imported before the kubelet starts;
-//   - the kubelet (on cgroup v1: failCgroupV1 false; its API on
-//     10.88.0.1 with a serving certificate of the CA; cluster DNS at
-//     10.88.0.1; no host resolv.conf; eviction and image GC off),
+//   - the kubelet, configured by a file (D/node-config/kubelet.yaml):
+//     cgroup v1 accepted (failCgroupV1 false), cgroupfs, failSwapOn
+//     false, oomScoreAdj 0, containerd's socket; its API on 10.88.0.1
+//     with a serving certificate of the CA; cluster DNS at 10.88.0.1; no
+//     host resolv.conf; eviction and image GC off. Then
 //     kube-proxy in iptables mode, the scheduler, the controller-manager
 //     (service-account credentials per controller, the CA published as
 //     kube-root-ca.crt) and CoreDNS on 10.88.0.1:53 with the kubernetes

@@ -258,12 +258,18 @@ func checkNodePrereqs(o options) error {
 	return nil
 }
 
-// checkFreeHost fails if another node already runs on this machine: its
-// bridge is there (one node per machine, since the bridge, its subnet
-// and port 53 on its address are fixed).
+// checkFreeHost fails if another node already runs on this machine:
+// its bridge is there (one node per machine, since the bridge, its
+// subnet and port 53 on its address are fixed), or some kubelet's pod
+// cgroups are (teardown kills and removes everything under /kubepods).
 func checkFreeHost() error {
 	if linkExists(bridgeName) {
 		return fmt.Errorf("start a node: the bridge %s exists, so another node runs on this machine (or one was not stopped: kube-harness stop -dir ITS_DIR)", bridgeName)
+	}
+	if dirs, err := podCgroups(); err != nil {
+		return err
+	} else if len(dirs) > 0 {
+		return fmt.Errorf("start a node: pod cgroups exist (%s): another kubelet runs on this machine, or a node was not stopped", dirs[len(dirs)-1])
 	}
 	return nil
 }

@@ -249,7 +249,9 @@ func snapshot(t *testing.T, dir, bin string) machine {
 	}
 	sort.Strings(m["cgroups"])
 	for _, pid := range findProcs(func(exe string, args []string) bool {
-		if base := filepath.Base(exe); base == "pause" || base == "kube-probe" || filepath.Dir(exe) == bin {
+		// A container's binary, as the host sees it, is at its path in
+		// the image.
+		if exe == "/pause" || exe == "/kube-probe" || filepath.Dir(exe) == bin {
 			return true
 		}
 		return strings.Contains(strings.Join(args, " "), dir)

@@ -40,9 +40,17 @@ func TestPause(t *testing.T) {
 		pause = childOf(ns.Process.Pid)
 		return pause > 0
 	})
+	// Killing unshare would leave pause running; killing PID 1 ends the
+	// namespace. Only while pause runs: its pid may be reused after.
+	defer func() {
+		if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pause)); exe == bin {
+			_ = syscall.Kill(pause, syscall.SIGKILL)
+		}
+	}()
 	// sh, entered into pause's namespace, starts a short sleep and exits
-	// at once: the sleep is orphaned to the namespace's PID 1.
-	if out, err := exec.Command("nsenter", "--target", fmt.Sprint(pause), "--pid", "--", "sh", "-c", "sleep 1 & exit 0").CombinedOutput(); err != nil {
+	// at once: the sleep is orphaned to the namespace's PID 1. (Its
+	// output goes elsewhere, or nsenter's caller would wait for it.)
+	if out, err := exec.Command("nsenter", "--target", fmt.Sprint(pause), "--pid", "--", "sh", "-c", "sleep 3 >/dev/null 2>&1 & exit 0").CombinedOutput(); err != nil {
 		t.Fatalf("orphan a process to pause: %v\n%s", err, out)
 	}
 	if childOf(pause) == 0 {
@@ -85,10 +93,10 @@ func childOf(pid int) int {
 
 func waitUntil(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for !ok() {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 10s", what)
+			t.Fatalf("%s: not within 20s", what)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
