@@ -42,6 +42,19 @@ func TestKubeletDaemonSet(t *testing.T) {
 		t.Fatalf("flush %s: %v", ks, err)
 	}
 
+	// The harness makes the node's directory 0700 (a temporary
+	// directory); a host's /var/lib/cassandra is 0755, its files 0644,
+	// which live mode's uid 65532 reads. Opened as on a host for the
+	// test, closed again after.
+	fi, err := os.Stat(host.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(host.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(host.Dir, fi.Mode().Perm()) })
+
 	// On the host's network the server's ports are the host's: free ones.
 	flight, metrics := freePort(t), freePort(t)
 	ns := n.namespace(t, "sstf-ds", "privileged")
@@ -50,6 +63,10 @@ func TestKubeletDaemonSet(t *testing.T) {
 	values["snapshotMode"] = "live"
 	values["daemonset"] = map[string]any{"hostPath": host.Dir}
 	values["cassandra"] = map[string]any{"host": "127.0.0.1", "cqlPort": host.CQLPort}
+	// Discovery maps the Service's endpoints to ring nodes by address: a
+	// node on loopback announces 127.0.0.1, which no endpoint has
+	// (docs/kubernetes.md §8). One node needs no peers.
+	values["discovery"] = map[string]any{"enabled": false}
 	values["server"].(map[string]any)["flightPort"] = flight
 	values["server"].(map[string]any)["metricsPort"] = metrics
 	n.install(t, ns, "sfd", values)
