@@ -24,8 +24,19 @@ func (c *Config) session() (*gocql.Session, error) {
 	cc.Timeout = c.Timeout
 	cc.ConnectTimeout = c.ConnectTimeout
 	// One node only: the schema is the same on every node, and the
-	// server must not send load elsewhere.
+	// server must not send load elsewhere. DisableInitialHostLookup
+	// keeps the driver from reading the peers at connect; the filter
+	// keeps it from taking one up later, when an event announces it (a
+	// node that joins, or comes back at a new address) and the driver
+	// refreshes its ring: it would then send queries there, and a
+	// system.local answered by another node gives the server that
+	// node's host ID and view of the ring for its own.
 	cc.DisableInitialHostLookup = true
+	ips, err := c.nodeIPs()
+	if err != nil {
+		return nil, &attemptError{err: fmt.Errorf("connect to cassandra %s: %w", c.Addr, err)}
+	}
+	cc.HostFilter = onlyNode(ips)
 	cc.Authenticator = authenticator{c}
 	d := dialer{timeout: c.ConnectTimeout}
 	if c.TLS != nil {
@@ -45,6 +56,35 @@ func (c *Config) session() (*gocql.Session, error) {
 		return nil, &attemptError{err: fmt.Errorf("connect to cassandra %s: %w", c.Addr, err), observed: obs.err()}
 	}
 	return s, nil
+}
+
+// nodeIPs are the addresses of the configured node: its IP, or what its
+// name resolves to now (within ConnectTimeout), as the driver resolves
+// it for this session.
+func (c *Config) nodeIPs() ([]net.IP, error) {
+	if ip := net.ParseIP(c.host); ip != nil {
+		return []net.IP{ip}, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.ConnectTimeout)
+	defer cancel()
+	ips, err := net.DefaultResolver.LookupIP(ctx, "ip", c.host)
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", c.host, err)
+	}
+	return ips, nil
+}
+
+// onlyNode accepts the hosts at one of ips: the node itself, whatever
+// else the driver hears of.
+func onlyNode(ips []net.IP) gocql.HostFilter {
+	return gocql.HostFilterFunc(func(h *gocql.HostInfo) bool {
+		for _, ip := range ips {
+			if h.ConnectAddress().Equal(ip) {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // dialer opens a connection to the node, over TLS when tls is set,

@@ -88,7 +88,7 @@ func TestKubeletCassOperatorShape(t *testing.T) {
 			}
 			return nil
 		})
-		waitScan(t, uri, "e2e_cop", want, []string{uri}, 2*time.Minute)
+		n.waitScan(t, ns, uri, "e2e_cop", want, []string{uri}, 2*time.Minute)
 	}
 	check("first start, ours before Cassandra")
 

@@ -81,7 +81,7 @@ func TestKubeletDaemonSet(t *testing.T) {
 		}
 		return nil
 	})
-	waitScan(t, uri, ks, want, []string{uri}, 2*time.Minute)
+	n.waitScan(t, ns, uri, ks, want, []string{uri}, 2*time.Minute)
 }
 
 // freePort is a TCP port free on every address of the host now.

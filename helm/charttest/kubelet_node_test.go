@@ -209,7 +209,10 @@ func (n *node) diagnose(ns string) string {
 			}
 			for _, s := range append(p.Status.InitContainerStatuses, p.Status.ContainerStatuses...) {
 				fmt.Fprintf(&b, "  container %s ready=%v restarts=%d state=%+v\n", s.Name, s.Ready, s.RestartCount, s.State)
-				fmt.Fprintf(&b, "  --- log tail of %s:\n%s\n", s.Name, n.logTail(ctx, ns, p.Name, s.Name, 30))
+				if s.RestartCount > 0 {
+					fmt.Fprintf(&b, "  --- log tail of %s's previous run:\n%s\n", s.Name, n.logTail(ctx, ns, p.Name, s.Name, 20, true))
+				}
+				fmt.Fprintf(&b, "  --- log tail of %s:\n%s\n", s.Name, n.logTail(ctx, ns, p.Name, s.Name, 60, false))
 			}
 		}
 	}
@@ -224,12 +227,23 @@ func (n *node) diagnose(ns string) string {
 
 // logTail is the last lines of a container's log, read through the API
 // server from the kubelet.
-func (n *node) logTail(ctx context.Context, ns, pod, container string, lines int64) string {
-	raw, err := n.kube.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: container, TailLines: &lines}).DoRaw(ctx)
+func (n *node) logTail(ctx context.Context, ns, pod, container string, lines int64, previous bool) string {
+	raw, err := n.kube.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: container, TailLines: &lines, Previous: previous}).DoRaw(ctx)
 	if err != nil {
 		return fmt.Sprintf("(logs: %v)", err)
 	}
 	return string(raw)
+}
+
+// hold keeps a failed test's cluster as it is for SSTF_KUBE_E2E_HOLD (a
+// duration) before its clean-up, for a developer to look at it.
+func hold(t *testing.T) {
+	d, err := time.ParseDuration(os.Getenv("SSTF_KUBE_E2E_HOLD"))
+	if err != nil || d <= 0 {
+		return
+	}
+	t.Logf("holding the cluster for %v (SSTF_KUBE_E2E_HOLD), kubeconfig %s", d, os.Getenv("SSTF_KUBECONFIG"))
+	time.Sleep(d)
 }
 
 // poll calls try every interval until it returns nil or timeout passes,

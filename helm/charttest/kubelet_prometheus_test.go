@@ -24,6 +24,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // scrape and rate intervals of the Prometheus check: Grafana's
@@ -34,20 +36,26 @@ const (
 )
 
 // prometheusScrapesPods runs a real Prometheus (Debian's, make deps) on
-// the host that finds the pods through Kubernetes service discovery with
-// the rules of the PodMonitor the chart renders where the Prometheus
-// Operator runs (its selector, namespace and port, relabelled as the
-// operator does into namespace, pod and container labels), under a light
-// load of scans, node-info calls and one refused plan per server; then
-// every query of the dashboard, its variables as Grafana with All
-// selected, returns a finite value for each pod.
+// the host that scrapes the pods the chart's PodMonitor selects, under a
+// light load of scans, node-info calls and one refused plan per server;
+// then every query of the dashboard, its variables as Grafana with All
+// selected, returns a finite value for each pod. Debian builds
+// Prometheus without Kubernetes service discovery, so the test does what
+// the Prometheus Operator's generated configuration would: it lists the
+// pods of the PodMonitor's namespaces through the API server, keeps
+// those its selector matches with a container port of the endpoint's
+// name, and gives them to Prometheus (file-based discovery) with the
+// namespace, pod and container labels the operator's relabelling sets.
 func (n *node) prometheusScrapesPods(t *testing.T, ns, release string, values map[string]any, pods []corev1.Pod) {
 	bin := filepath.Join(repoRoot(), "build", "prometheus", "usr", "bin", "prometheus")
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("prometheus: %v (make deps unpacks it)", err)
 	}
 	pm := renderedPodMonitor(t, ns, release, values)
-	prom := startPrometheus(t, bin, scrapeConfig(t, pm, n.kubeconfig))
+	dir := t.TempDir()
+	targets := filepath.Join(dir, "targets.json")
+	n.writeTargets(t, pm, ns, targets, len(pods))
+	prom := startPrometheus(t, bin, dir, scrapeConfig(t, pm, targets))
 	stop := loadServers(t, pods)
 	defer stop()
 
@@ -93,44 +101,78 @@ func renderedPodMonitor(t *testing.T, ns, release string, values map[string]any)
 	if len(pms) != 1 || len(pms[0].Spec.PodMetricsEndpoints) != 1 {
 		t.Fatalf("the chart renders %d PodMonitors, want one with one endpoint", len(pms))
 	}
-	return pms[0]
-}
-
-// labelChars are what Prometheus' Kubernetes discovery replaces in a
-// label's name to make its meta label.
-var labelChars = regexp.MustCompile(`[^a-zA-Z0-9_]`)
-
-// scrapeConfig is Prometheus' configuration for pm, as the Prometheus
-// Operator generates it: pods of pm's namespaces, kept by each label of
-// its selector and by the endpoint's port name, labelled with namespace,
-// pod and container.
-func scrapeConfig(t *testing.T, pm *monitoringv1.PodMonitor, kubeconfig string) string {
-	t.Helper()
+	pm := pms[0]
+	if pm.Namespace == "" {
+		pm.Namespace = ns // the release's, where Helm creates it
+	}
 	ep := pm.Spec.PodMetricsEndpoints[0]
 	if ep.Port == nil || *ep.Port == "" || len(pm.Spec.Selector.MatchExpressions) != 0 {
 		t.Fatalf("PodMonitor %s: want a named port and matchLabels only", pm.Name)
 	}
+	return pm
+}
+
+// writeTargets writes, for file-based discovery, the scrape targets of
+// pm: each running pod of its namespaces that its selector matches, at
+// the port of its endpoint's name, labelled namespace, pod and container
+// as the operator's relabelling does. It fails unless it finds want.
+func (n *node) writeTargets(t *testing.T, pm *monitoringv1.PodMonitor, ns, path string, want int) {
+	t.Helper()
 	namespaces := pm.Spec.NamespaceSelector.MatchNames
 	if len(namespaces) == 0 {
 		namespaces = []string{pm.Namespace}
 	}
+	port := *pm.Spec.PodMetricsEndpoints[0].Port
+	type group struct {
+		Targets []string          `json:"targets"`
+		Labels  map[string]string `json:"labels"`
+	}
+	var groups []group
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, space := range namespaces {
+		list, err := n.kube.CoreV1().Pods(space).List(ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(pm.Spec.Selector.MatchLabels).String()})
+		if err != nil {
+			t.Fatalf("list the PodMonitor's pods in %s: %v", space, err)
+		}
+		for _, p := range list.Items {
+			for _, c := range p.Spec.Containers {
+				for _, cp := range c.Ports {
+					if cp.Name == port && p.Status.PodIP != "" {
+						groups = append(groups, group{
+							Targets: []string{net.JoinHostPort(p.Status.PodIP, strconv.Itoa(int(cp.ContainerPort)))},
+							Labels:  map[string]string{"namespace": p.Namespace, "pod": p.Name, "container": c.Name},
+						})
+					}
+				}
+			}
+		}
+	}
+	if len(groups) != want {
+		t.Fatalf("the PodMonitor selects %d scrape targets, want %d: %v", len(groups), want, groups)
+	}
+	if err := os.WriteFile(path, []byte(jsonOf(groups)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// scrapeConfig is Prometheus' configuration for pm's targets in file.
+func scrapeConfig(t *testing.T, pm *monitoringv1.PodMonitor, file string) string {
+	t.Helper()
 	path := "/metrics"
-	if ep.Path != "" {
-		path = ep.Path
+	if p := pm.Spec.PodMetricsEndpoints[0].Path; p != "" {
+		path = p
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "global:\n  scrape_interval: %[1]s\n  scrape_timeout: %[1]s\n  evaluation_interval: %[1]s\n", promScrape)
-	fmt.Fprintf(&b, "scrape_configs:\n  - job_name: podMonitor/%s/%s/0\n    metrics_path: %s\n", pm.Namespace, pm.Name, path)
-	fmt.Fprintf(&b, "    kubernetes_sd_configs:\n      - role: pod\n        kubeconfig_file: %s\n        namespaces: {names: %s}\n", kubeconfig, jsonOf(namespaces))
-	b.WriteString("    relabel_configs:\n")
-	for k, v := range pm.Spec.Selector.MatchLabels {
-		fmt.Fprintf(&b, "      - {action: keep, source_labels: [__meta_kubernetes_pod_label_%s], regex: %s}\n", labelChars.ReplaceAllString(k, "_"), jsonOf(regexp.QuoteMeta(v)))
-	}
-	fmt.Fprintf(&b, "      - {action: keep, source_labels: [__meta_kubernetes_pod_container_port_name], regex: %s}\n", jsonOf(*ep.Port))
-	for _, l := range [][2]string{{"__meta_kubernetes_namespace", "namespace"}, {"__meta_kubernetes_pod_name", "pod"}, {"__meta_kubernetes_pod_container_name", "container"}} {
-		fmt.Fprintf(&b, "      - {source_labels: [%s], target_label: %s}\n", l[0], l[1])
-	}
-	return b.String()
+	return fmt.Sprintf(`global:
+  scrape_interval: %[1]s
+  scrape_timeout: %[1]s
+  evaluation_interval: %[1]s
+scrape_configs:
+  - job_name: podMonitor/%[2]s/%[3]s/0
+    metrics_path: %[4]s
+    file_sd_configs:
+      - files: [%[5]s]
+`, promScrape, pm.Namespace, pm.Name, path, jsonOf(file))
 }
 
 func jsonOf(v any) string {
@@ -141,11 +183,10 @@ func jsonOf(v any) string {
 // prometheus is a running Prometheus's HTTP API.
 type prometheus struct{ url string }
 
-// startPrometheus runs bin with config on a free loopback port until the
-// end of the test, and waits until it is ready.
-func startPrometheus(t *testing.T, bin, config string) *prometheus {
+// startPrometheus runs bin with config in dir on a free loopback port
+// until the end of the test, and waits until it is ready.
+func startPrometheus(t *testing.T, bin, dir, config string) *prometheus {
 	t.Helper()
-	dir := t.TempDir()
 	cfg := filepath.Join(dir, "prometheus.yml")
 	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
 		t.Fatal(err)

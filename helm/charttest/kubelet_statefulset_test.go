@@ -61,6 +61,8 @@ func TestKubeletStatefulSet(t *testing.T) {
 	n.install(t, ns, stsRelease, values)
 
 	pods := n.waitPods(t, ns, stsSelector, 2, cassandraWait)
+	// The server never exits for a Cassandra that is not up yet.
+	n.noRestarts(t, pods, serverName)
 	ips := podIPs(pods)
 	uris := serverURIs(pods)
 	t.Logf("pods ready: %v", ips)
@@ -88,7 +90,7 @@ func TestKubeletStatefulSet(t *testing.T) {
 
 	want := writeKV(t, su, "e2e", "{'class': 'NetworkTopologyStrategy', 'dc1': 2}", stsRows)
 	for _, uri := range uris {
-		waitScan(t, uri, "e2e", want, uris, 2*time.Minute)
+		n.waitScan(t, ns, uri, "e2e", want, uris, 2*time.Minute)
 	}
 
 	t.Run("trino", func(t *testing.T) { trinoCountEqualsCQL(t, uris, "e2e", len(want)) })
@@ -120,7 +122,22 @@ func TestKubeletStatefulSet(t *testing.T) {
 	uris = serverURIs(pods)
 	t.Logf("pod %s recreated: ips %v", old.Name, podIPs(pods))
 	for _, uri := range uris {
-		waitScan(t, uri, "e2e", want, uris, 3*time.Minute)
+		n.waitScan(t, ns, uri, "e2e", want, uris, 3*time.Minute)
+	}
+}
+
+// noRestarts fails for each pod whose container restarted, with the log
+// of its run before.
+func (n *node) noRestarts(t *testing.T, pods []corev1.Pod, container string) {
+	t.Helper()
+	for _, p := range pods {
+		for _, s := range p.Status.ContainerStatuses {
+			if s.Name == container && s.RestartCount > 0 {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				t.Errorf("pod %s: container %s restarted %d times; its run before:\n%s", p.Name, container, s.RestartCount, n.logTail(ctx, p.Namespace, p.Name, container, 40, true))
+				cancel()
+			}
+		}
 	}
 }
 
@@ -160,7 +177,7 @@ func waitNodeInfo(t *testing.T, uri string, timeout time.Duration, ok func(*node
 // several, each of them: each server found the others. Until the memtables are flushed (every
 // second) and the snapshot window passed, a scan may return fewer rows;
 // the last difference is the failure.
-func waitScan(t *testing.T, uri, ks string, want map[int32]string, uris []string, timeout time.Duration) {
+func (n *node) waitScan(t *testing.T, ns, uri, ks string, want map[int32]string, uris []string, timeout time.Duration) {
 	t.Helper()
 	var s *kvScan
 	err := poll(timeout, 2*time.Second, func(ctx context.Context) error {
@@ -183,7 +200,8 @@ func waitScan(t *testing.T, uri, ks string, want map[int32]string, uris []string
 		return nil
 	})
 	if err != nil {
-		t.Fatalf("scan of %s.kv through %s: %v", ks, uri, err)
+		hold(t)
+		t.Fatalf("scan of %s.kv through %s: %v\n%s", ks, uri, err, n.diagnose(ns))
 	}
 	t.Logf("scan through %s: %d rows equal to CQL, %d endpoints, read at %v", uri, len(s.Rows), len(s.Endpoints), s.ReadAt)
 }

@@ -31,7 +31,7 @@ const (
 func trinoCountEqualsCQL(t *testing.T, uris []string, ks string, want int) {
 	spec := laneb.TrinoSpec{
 		Home: os.Getenv(envTrinoHome), JavaHome: os.Getenv(envTrinoJava), PluginDir: os.Getenv(envTrinoPlugin),
-		WorkDir: t.TempDir(), Heap: "1G", FlightURI: strings.Join(uris, ","), Log: &testLog{t: t, prefix: "trino: "},
+		WorkDir: t.TempDir(), Heap: "2G", FlightURI: strings.Join(uris, ","), Log: &testLog{t: t, prefix: "trino: "},
 	}
 	if spec.Home == "" || spec.JavaHome == "" || spec.PluginDir == "" {
 		t.Fatalf("the Trino check needs %s, %s and %s (make kube-e2e sets them)", envTrinoHome, envTrinoPlugin, envTrinoJava)
