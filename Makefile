@@ -8,7 +8,7 @@ HARNESS := $(GO) run ./cmd/cassandra-harness
 
 BENCH   := $(BUILD)/bench
 
-.PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-lane-a trino-plugin trino-test image image-test chart-test kube-tools kube-test suite bench-lane-b idle-rss
+.PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-lane-a trino-plugin trino-test image image-test chart-test kube-tools kube-test kube-e2e suite bench-lane-b idle-rss
 
 # The binary has no default data directory: --data-dir names the corpus.
 run:
@@ -82,7 +82,7 @@ suite: deps pyenv kube-tools
 	$(KUBE_BIN)/kube-harness run -- $(HARNESS) run -mode oa -cluster 3 -- bash -c \
 		'$(UNIT_TESTS) && (cd helm/charttest && $(GO) test -count=1 ./...) && bash deploy/local/trino-test.sh'
 
-test: deps vet suite check-corpus-full fuzz-short image-test
+test: deps vet suite check-corpus-full fuzz-short image-test kube-e2e
 
 # The reconciler's randomized differential test against real Cassandra
 # with many cases: random schemas and mutations, flushed and merged, must
@@ -158,7 +158,7 @@ cassandra-image: deps
 # The image's tests: the Dockerfile against the builder's facts, and the
 # built image unpacked and its entrypoint run as the image's user over
 # the oa corpus, queried through Flight (needs root, for the uid).
-image-test:
+image-test: cassandra-image
 	cd deploy/image && $(GO) vet . && $(GO) test -count=1 .
 
 # The Helm chart's tests (helm/charttest, its own Go module): every mode
@@ -177,13 +177,29 @@ demo-cluster: deps
 	$(GO) build -o $(BUILD)/sstable-flight ./cmd/sstable-flight
 	$(GO) run ./cmd/demo-cluster -server $(BUILD)/sstable-flight $(DEMO_FLAGS)
 
-# A real kube-apiserver and etcd built from Go modules in their own module
-# (tools/kube: k8s.io/kubernetes with its staging modules replaced by their
-# releases, go.etcd.io/etcd/server/v3) and kube-harness, into
-# build/kube/bin; skipped when up to date, ~5 minutes on a cold cache.
+# Kubernetes 1.37.2 (kube-apiserver, kubelet, kube-controller-manager,
+# kube-scheduler, kube-proxy) and etcd built from Go modules in their own
+# module (tools/kube: k8s.io/kubernetes with its staging modules replaced
+# by their releases, go.etcd.io/etcd/server/v3), CoreDNS from a module of
+# its own, kube-harness and pause, into build/kube/bin; each group skipped
+# when up to date, ~12 minutes on a cold build cache.
 KUBE_BIN := $(BUILD)/kube/bin
 kube-tools:
 	@bash tools/kube/build.sh $(KUBE_BIN)
+
+# The chart on a real single-node Kubernetes (issue #26; docs/testing.md,
+# "A real single-node Kubernetes"): kube-harness -node (etcd, the API
+# server, controller-manager, scheduler, kube-proxy, CoreDNS, containerd
+# and a kubelet on a bridge of their own) inside a harness run whose node
+# is the host's Cassandra of daemonset mode; the images built here, never
+# pulled. deploy/local/kube-e2e.sh runs helm/charttest's kubelet-tagged
+# tests: statefulset (auth from a Secret, discovery, a pod deleted and
+# back, Trino, Prometheus), daemonset and cass-operator's pod.
+kube-e2e: deps kube-tools image cassandra-image
+	cd tools/kube && SSTF_KUBE_HARNESS=$(CURDIR)/$(KUBE_BIN)/kube-harness $(GO) test -count=1 \
+		-run 'TestNodeTeardown|TestPause' ./cmd/kube-harness ./cmd/pause ./internal/binimage
+	$(HARNESS) run -mode oa -- $(KUBE_BIN)/kube-harness run -node -- bash -c \
+		'(cd tools/kube && $(GO) test -count=1 -run "TestNode$$" ./cmd/kube-harness) && bash deploy/local/kube-e2e.sh'
 
 # The tests that need an API server, around one started for them
 # (SSTF_KUBECONFIG): Kubernetes peer discovery and, where it exists, the

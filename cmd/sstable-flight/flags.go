@@ -34,6 +34,9 @@ type options struct {
 	cassandra   string
 	cql         *cqlconn.Config
 	schemaCheck time.Duration
+	// dataDirWait bounds the wait at start for a --data-dir that
+	// Cassandra has yet to create (snapshot.AwaitDataDir).
+	dataDirWait time.Duration
 	sidecarURL  string
 	// peers, set by --peers or --peer-port, turns on planning over the
 	// ring (flightserver.ClusterConfig); ringRefresh is its interval.
@@ -69,6 +72,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	fs.DurationVar(&cfg.IOTimeout, "io-timeout", flightserver.DefaultIOTimeout, "how long one open or read of an SSTable file may take before its request fails with UNAVAILABLE (hung storage)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	cqlFlags := registerCassandraFlags(fs)
+	fs.DurationVar(&o.dataDirWait, "data-dir-wait", 0, "at start, how long to wait for a missing --data-dir whose parent exists, which Cassandra beside the server creates when it first starts (the chart passes 5m); 0: refuse at once")
 	fs.DurationVar(&o.schemaCheck, "schema-check", catalog.DefaultCheckInterval, "how often, at most, to ask Cassandra whether the schema changed")
 	fs.StringVar((*string)(&cfg.Snapshot.Mode), "snapshot-mode", "", fmt.Sprintf("%s (the default): link each query's SSTables into --snapshot-dir (safe against compactions); %s: read the data directory in place; %s: the default with --sidecar", snapshot.Hardlink, snapshot.Live, snapshot.Sidecar))
 	fs.StringVar(&cfg.Snapshot.Dir, "snapshot-dir", "", "where hardlink snapshots go: on the data directory's filesystem, outside it (default: sstable-flight-snapshots beside --data-dir)")
@@ -120,6 +124,9 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	}
 	if err := o.readKube(fs, kubeFlags, o.peers != nil, cfg.TLSCert != ""); err != nil {
 		return nil, err
+	}
+	if o.dataDirWait < 0 {
+		return nil, fmt.Errorf("read --data-dir-wait: %v is negative (0: do not wait)", o.dataDirWait)
 	}
 	if o.sidecarURL != "" {
 		sc, err := sidecar.New(o.sidecarURL, sidecar.Options{BearerToken: os.Getenv("SSTF_SIDECAR_TOKEN")})

@@ -17,6 +17,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
+	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 
 func main() {
@@ -86,6 +87,7 @@ func run() error {
 	}
 	cat := catalog.New(catOpts)
 	cfg.Schemas = flightserver.NewCatalogSchemas(cat)
+	awaitDataDir(cfg, o.dataDirWait)
 	if srv, err = newServer(cfg); err != nil {
 		return err
 	}
@@ -167,3 +169,17 @@ func drain(srv *flightserver.Server, timeout time.Duration, log *slog.Logger) er
 // drainGrace is how long past --drain-timeout the process waits for
 // Shutdown before it exits regardless.
 const drainGrace = 3 * time.Second
+
+// awaitDataDir waits for a data directory Cassandra has yet to create
+// (snapshot.AwaitDataDir), or until SIGTERM; a directory still missing
+// is then refused by the server's config check, naming it.
+func awaitDataDir(cfg flightserver.Config, wait time.Duration) {
+	if cfg.DataDir == "" || wait == 0 {
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	snapshot.AwaitDataDir(ctx, cfg.DataDir, wait, time.Second, func() {
+		cfg.Logger.Info("waiting for the data directory, which Cassandra creates when it first starts", "data_dir", cfg.DataDir, "wait", wait)
+	})
+}

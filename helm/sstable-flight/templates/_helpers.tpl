@@ -188,6 +188,10 @@ image: {{ include "sstable-flight.image" . }}
 imagePullPolicy: {{ .Values.image.pullPolicy }}
 args:
   - --data-dir={{ include "sstable-flight.dataDir" . }}
+  {{- /* Cassandra creates its data directory when it first starts, on a
+         fresh volume after the server may have started: wait, within the
+         startup probe's five minutes, rather than exit into a crash loop. */}}
+  - --data-dir-wait=5m
   - --snapshot-mode={{ .Values.snapshotMode }}
   {{- if not $live }}
   # On the data's own mount: a hard link cannot cross mounts.
