@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,8 +32,21 @@ const (
 func trinoCountEqualsCQL(t *testing.T, uris []string, ks string, want int) {
 	spec := laneb.TrinoSpec{
 		Home: os.Getenv(envTrinoHome), JavaHome: os.Getenv(envTrinoJava), PluginDir: os.Getenv(envTrinoPlugin),
-		WorkDir: t.TempDir(), Heap: "2G", FlightURI: strings.Join(uris, ","), Log: &testLog{t: t, prefix: "trino: "},
+		WorkDir: t.TempDir(), Heap: "2G", FlightURI: strings.Join(uris, ","),
 	}
+	// Trino's start-up is hundreds of lines: kept, and shown on failure.
+	logf, err := os.Create(filepath.Join(t.TempDir(), "trino.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	spec.Log = logf
+	defer func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("trino's output:\n%s", b[max(0, len(b)-8000):])
+		}
+	}()
 	if spec.Home == "" || spec.JavaHome == "" || spec.PluginDir == "" {
 		t.Fatalf("the Trino check needs %s, %s and %s (make kube-e2e sets them)", envTrinoHome, envTrinoPlugin, envTrinoJava)
 	}
@@ -65,24 +79,4 @@ func trinoCountEqualsCQL(t *testing.T, uris []string, ks string, want int) {
 		t.Fatalf("%s through %v: %v, CQL counts %d", q, uris, ans.Rows, want)
 	}
 	t.Logf("%s through the pods' servers: %v", q, ans.Rows[0][0])
-}
-
-// testLog writes a child process's output into the test's log, a line
-// at a time.
-type testLog struct {
-	t      *testing.T
-	prefix string
-	buf    []byte
-}
-
-func (l *testLog) Write(p []byte) (int, error) {
-	l.buf = append(l.buf, p...)
-	for {
-		i := strings.IndexByte(string(l.buf), '\n')
-		if i < 0 {
-			return len(p), nil
-		}
-		l.t.Log(l.prefix + string(l.buf[:i]))
-		l.buf = l.buf[i+1:]
-	}
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/sstable-flight/sstable-flight/internal/cassandrajvm"
 )
 
 // Mode selects which SSTable format the node writes. It is a node-wide
@@ -166,37 +168,6 @@ request_timeout: 30s
 	return nil
 }
 
-// jdk17Options are the module-system openings Cassandra 5.0 needs on JDK 17,
-// as its own conf/jvm17-server.options lists them.
-var jdk17Options = []string{
-	"-Djdk.attach.allowAttachSelf=true",
-	"--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
-	"--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",
-	"--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
-	"--add-exports", "java.management.rmi/com.sun.jmx.remote.internal.rmi=ALL-UNNAMED",
-	"--add-exports", "java.rmi/sun.rmi.registry=ALL-UNNAMED",
-	"--add-exports", "java.rmi/sun.rmi.server=ALL-UNNAMED",
-	"--add-exports", "java.sql/java.sql=ALL-UNNAMED",
-	"--add-opens", "java.base/java.lang.module=ALL-UNNAMED",
-	"--add-opens", "java.base/jdk.internal.loader=ALL-UNNAMED",
-	"--add-opens", "java.base/jdk.internal.ref=ALL-UNNAMED",
-	"--add-opens", "java.base/jdk.internal.reflect=ALL-UNNAMED",
-	"--add-opens", "java.base/jdk.internal.math=ALL-UNNAMED",
-	"--add-opens", "java.base/jdk.internal.module=ALL-UNNAMED",
-	"--add-opens", "java.base/jdk.internal.util.jar=ALL-UNNAMED",
-	"--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED",
-	"--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
-	"--add-opens", "java.base/java.io=ALL-UNNAMED",
-	"--add-opens", "java.base/java.nio=ALL-UNNAMED",
-	"--add-opens", "java.base/java.util.concurrent=ALL-UNNAMED",
-	"--add-opens", "java.base/java.util=ALL-UNNAMED",
-	"--add-opens", "java.base/java.util.concurrent.atomic=ALL-UNNAMED",
-	"--add-opens", "java.base/java.lang=ALL-UNNAMED",
-	"--add-opens", "java.base/java.math=ALL-UNNAMED",
-	"--add-opens", "java.base/java.lang.reflect=ALL-UNNAMED",
-	"--add-opens", "java.base/java.net=ALL-UNNAMED",
-}
-
 // rackDCFile is GossipingPropertyFileSnitch's file of the node's DC and
 // rack; the JVM property of the same name points at it.
 const rackDCFile = "cassandra-rackdc.properties"
@@ -205,7 +176,7 @@ const rackDCFile = "cassandra-rackdc.properties"
 // (NodeTool, SSTableExport): module openings, logging into the node's log
 // directory, and the node's own configuration.
 func toolArgs(rt Runtime, dir string) []string {
-	args := append([]string{}, jdk17Options...)
+	args := cassandrajvm.JDK17Modules()
 	return append(args,
 		"-Dcassandra.config=file://"+filepath.Join(dir, "conf", "cassandra.yaml"),
 		"-D"+rackDCFile+"=file://"+filepath.Join(dir, "conf", rackDCFile),

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sstable-flight/sstable-flight/deploy/image/cassandra"
+	"github.com/sstable-flight/sstable-flight/internal/cassandrajvm"
 )
 
 // The JVM's command lines: what bin/cassandra, cassandra-env.sh,
@@ -42,39 +43,6 @@ var g1Options = []string{
 	"-XX:InitiatingHeapOccupancyPercent=70",
 }
 
-// moduleOptions are the module-system openings Cassandra 5.0 needs on
-// JDK 17 (jvm17-server.options), which NodeTool needs as well; the same
-// list the test harness runs Cassandra 5.0.9 with
-// (internal/cassandratest's jdk17Options).
-var moduleOptions = []string{
-	"-Djdk.attach.allowAttachSelf=true",
-	"--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
-	"--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",
-	"--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
-	"--add-exports", "java.management.rmi/com.sun.jmx.remote.internal.rmi=ALL-UNNAMED",
-	"--add-exports", "java.rmi/sun.rmi.registry=ALL-UNNAMED",
-	"--add-exports", "java.rmi/sun.rmi.server=ALL-UNNAMED",
-	"--add-exports", "java.sql/java.sql=ALL-UNNAMED",
-	"--add-opens", "java.base/java.lang.module=ALL-UNNAMED",
-	"--add-opens", "java.base/jdk.internal.loader=ALL-UNNAMED",
-	"--add-opens", "java.base/jdk.internal.ref=ALL-UNNAMED",
-	"--add-opens", "java.base/jdk.internal.reflect=ALL-UNNAMED",
-	"--add-opens", "java.base/jdk.internal.math=ALL-UNNAMED",
-	"--add-opens", "java.base/jdk.internal.module=ALL-UNNAMED",
-	"--add-opens", "java.base/jdk.internal.util.jar=ALL-UNNAMED",
-	"--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED",
-	"--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
-	"--add-opens", "java.base/java.io=ALL-UNNAMED",
-	"--add-opens", "java.base/java.nio=ALL-UNNAMED",
-	"--add-opens", "java.base/java.util.concurrent=ALL-UNNAMED",
-	"--add-opens", "java.base/java.util=ALL-UNNAMED",
-	"--add-opens", "java.base/java.util.concurrent.atomic=ALL-UNNAMED",
-	"--add-opens", "java.base/java.lang=ALL-UNNAMED",
-	"--add-opens", "java.base/java.math=ALL-UNNAMED",
-	"--add-opens", "java.base/java.lang.reflect=ALL-UNNAMED",
-	"--add-opens", "java.base/java.net=ALL-UNNAMED",
-}
-
 // nettyOptions are jvm17-server.options' Netty properties: direct
 // buffers through Unsafe, and the allocator's pre-4.1.75 defaults.
 var nettyOptions = []string{
@@ -93,7 +61,7 @@ func daemonArgv(heap string, jars []string, extraOpts, flags []string) []string 
 	argv := []string{javaPath()}
 	argv = append(argv, serverOptions...)
 	argv = append(argv, g1Options...)
-	argv = append(argv, moduleOptions...)
+	argv = append(argv, cassandrajvm.JDK17Modules()...)
 	argv = append(argv, nettyOptions...)
 	argv = append(argv,
 		"-Xms"+heap, "-Xmx"+heap,
@@ -122,7 +90,7 @@ func daemonArgv(heap string, jars []string, extraOpts, flags []string) []string 
 func nodetoolArgv(heap string, jars, args []string) []string {
 	conf := confDir()
 	argv := []string{javaPath(), "-ea"}
-	argv = append(argv, moduleOptions...)
+	argv = append(argv, cassandrajvm.JDK17Modules()...)
 	argv = append(argv, "-Xmx"+heap, "-XX:ParallelGCThreads=1",
 		"-Dcassandra.storagedir="+cassandra.Data,
 		"-Dlogback.configurationFile=file://"+filepath.Join(conf, cassandra.LogbackToolsFile))
