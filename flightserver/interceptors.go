@@ -12,7 +12,7 @@ import (
 )
 
 // The gRPC interceptors every RPC passes: the bearer-token check, then
-// the handler, then metrics and the log line of a failure. Errors leave
+// the handler (a panic in it fails that RPC alone: panicGuard), then metrics and the log line of a failure. Errors leave
 // here as gRPC statuses (toStatus).
 
 // authorize checks the bearer token, when one is configured.
@@ -60,7 +60,11 @@ func (s *service) unaryInterceptor(ctx context.Context, req any, info *grpc.Unar
 	if err := s.authorize(ctx, info.FullMethod); err != nil {
 		return nil, s.observe(info.FullMethod, start, err)
 	}
-	resp, err := h(ctx, req)
+	var resp any
+	err := s.guard.run(rpcName(info.FullMethod), func() (err error) {
+		resp, err = h(ctx, req)
+		return err
+	})
 	return resp, s.observe(info.FullMethod, start, err)
 }
 
@@ -71,5 +75,6 @@ func (s *service) streamInterceptor(srv any, ss grpc.ServerStream, info *grpc.St
 	if err := s.authorize(ss.Context(), info.FullMethod); err != nil {
 		return s.observe(info.FullMethod, start, err)
 	}
-	return s.observe(info.FullMethod, start, h(srv, ss))
+	err := s.guard.run(rpcName(info.FullMethod), func() error { return h(srv, ss) })
+	return s.observe(info.FullMethod, start, err)
 }

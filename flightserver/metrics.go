@@ -25,6 +25,8 @@ type metrics struct {
 	// refused counts what the limits refused or cut, by limit
 	// (docs/operations.md, "Limits").
 	refused *prometheus.CounterVec
+	// panics counts RPCs whose handler panicked (panicGuard).
+	panics *prometheus.CounterVec
 }
 
 func newMetrics(adm *admission, snaps *snapshot.Manager, side *sidecar.Client, caches sstable.Options, cql *cqlconn.Conn) *metrics {
@@ -47,13 +49,16 @@ func newMetrics(adm *admission, snaps *snapshot.Manager, side *sidecar.Client, c
 	m.refused = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sstf_limit_refusals_total", Help: "RPCs refused or cut by a limit: requests (MaxRequests in progress), request_timeout (no request message within StreamStallTimeout), stall (the client took no response data for StreamStallTimeout), conn_stall (a connection closed: bytes queued, none written for StreamStallTimeout).",
 	}, []string{"limit"})
+	m.panics = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sstf_rpc_panics_total", Help: "RPCs whose handler panicked and were failed with INTERNAL (the stack is in the log); any is a bug to report.",
+	}, []string{"rpc"})
 	active := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_streams_active", Help: "DoGet streams holding a slot."},
 		func() float64 { return float64(adm.active.Load()) })
 	waiting := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_streams_waiting", Help: "DoGet streams waiting for a slot."},
 		func() float64 { return float64(adm.waiting.Load()) })
 	slots := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_streams_max", Help: "DoGet stream slots."},
 		func() float64 { return float64(cap(adm.slots)) })
-	m.reg.MustRegister(m.requests, m.latency, m.phase, m.rowsOut, m.bytesOut, m.sheds, m.refused,
+	m.reg.MustRegister(m.requests, m.latency, m.phase, m.rowsOut, m.bytesOut, m.sheds, m.refused, m.panics,
 		active, waiting, slots,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.reg.MustRegister(snapshotMetrics(snaps)...)

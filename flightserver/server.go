@@ -72,6 +72,7 @@ func New(cfg Config) (*Server, error) {
 	svc := &service{cfg: cfg, mem: cfg.Allocator, adm: adm, metrics: m, log: cfg.Logger, keys: keys, rpcs: newRPCs(),
 		failureLog: newLogLimiter(failureLogInterval, time.Now), scrub: newScrubber(cfg.DataDir, snaps.Dir()),
 		pins: newQueryPins(cfg.QueryPins, cfg.QueryPinTTL)}
+	svc.guard = newPanicGuard(cfg.Logger, newLogLimiter(failureLogInterval, time.Now), m.panics)
 	m.queryPins(svc.pins)
 	// The table cache trusts what it found for the snapshots' window,
 	// as the manager resolved it for its mode: one rule, not a guess.

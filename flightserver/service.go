@@ -25,6 +25,8 @@ type service struct {
 	keys    *ticketKeys   // sign the tickets planned, verify those given
 	// failureLog rate-limits the log lines of failed RPCs (observe).
 	failureLog *logLimiter
+	// guard fails a panicking RPC alone (panicGuard).
+	guard *panicGuard
 	// decoding bounds the request bytes decoded and planned at once
 	// (Config.MaxDecodeBytes).
 	decoding *budget
