@@ -11,7 +11,9 @@ BENCH   := $(BUILD)/bench
 .PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-lane-a trino-plugin trino-test image image-test chart-test kube-tools kube-test kube-e2e suite bench-lane-b idle-rss
 
 # The binary has no default data directory: --data-dir names the corpus.
-run:
+# The pyarrow venv first, so that the one-liners the server prints run
+# with build/venv/bin/python3 on a fresh machine.
+run: pyenv
 	$(GO) run ./cmd/sstable-flight --data-dir testdata/corpus/oa --snapshot-dir build/snapshots --pprof
 
 deps:

@@ -121,6 +121,7 @@ func run() error {
 		source = "the SSTables of Sidecar " + o.sidecarURL
 	}
 	fmt.Fprintf(os.Stderr, `sstable-flight: serving %s on grpc://%s (%s)
+  query it with pyarrow (python3 -m pip install pyarrow; make run's build/venv/bin/python3 has it):
   list tables:  python3 -c "import pyarrow.flight as f; [print(i.descriptor.path) for i in f.connect('grpc://%s').list_flights()]"
   read a table: python3 -c "import pyarrow.flight as f; c=f.connect('grpc://%s'); i=c.get_flight_info(f.FlightDescriptor.for_path('corpus','many')); print(c.do_get(i.endpoints[0].ticket).read_all())"
 `, source, lis.Addr(), admin, lis.Addr(), lis.Addr())
