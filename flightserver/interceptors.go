@@ -60,11 +60,7 @@ func (s *service) unaryInterceptor(ctx context.Context, req any, info *grpc.Unar
 	if err := s.authorize(ctx, info.FullMethod); err != nil {
 		return nil, s.observe(info.FullMethod, start, err)
 	}
-	var resp any
-	err := s.guard.run(rpcName(info.FullMethod), func() (err error) {
-		resp, err = h(ctx, req)
-		return err
-	})
+	resp, err := s.callUnary(ctx, req, info, h)
 	return resp, s.observe(info.FullMethod, start, err)
 }
 
@@ -75,6 +71,16 @@ func (s *service) streamInterceptor(srv any, ss grpc.ServerStream, info *grpc.St
 	if err := s.authorize(ss.Context(), info.FullMethod); err != nil {
 		return s.observe(info.FullMethod, start, err)
 	}
-	err := s.guard.run(rpcName(info.FullMethod), func() error { return h(srv, ss) })
-	return s.observe(info.FullMethod, start, err)
+	return s.observe(info.FullMethod, start, s.callStream(srv, ss, info, h))
+}
+
+// callUnary and callStream run a handler under the panic guard.
+func (s *service) callUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (resp any, err error) {
+	defer s.guard.catch(rpcName(info.FullMethod), &err)
+	return h(ctx, req)
+}
+
+func (s *service) callStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) (err error) {
+	defer s.guard.catch(rpcName(info.FullMethod), &err)
+	return h(srv, ss)
 }

@@ -75,7 +75,11 @@ func TestPanicRepanicsUnderInvariants(t *testing.T) {
 			t.Errorf("panics counted %v, want 1", n)
 		}
 	}()
-	g.run("DoGet", func() error { panic("contract") })
+	var err error
+	func() {
+		defer g.catch("DoGet", &err)
+		panic("contract")
+	}()
 }
 
 type fakeStream struct{ grpc.ServerStream }
