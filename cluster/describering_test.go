@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // oracleKeyspaces are the keyspaces whose placement is checked against
@@ -102,9 +103,9 @@ func TestReplicasMatchDescribering(t *testing.T) {
 					t.Fatal(err)
 				}
 				key := binary.BigEndian.AppendUint32(nil, uint32(k))
-				got := broadcasts(m.For(KeyToken(key)).Replicas)
+				got := broadcasts(m.For(token.Of(key)).Replicas)
 				if w := strings.Fields(string(out)); !slices.Equal(got, w) {
-					t.Errorf("key %d (token %d): For gives %v, getendpoints %v", k, KeyToken(key), got, w)
+					t.Errorf("key %d (token %d): For gives %v, getendpoints %v", k, token.Of(key), got, w)
 				}
 			}
 		})
@@ -177,9 +178,9 @@ var describeringRange = regexp.MustCompile(`TokenRange\(start_token:(-?\d+), end
 
 // parseDescribering reads `nodetool describering`: each range (start,
 // end] and its endpoints as listed.
-func parseDescribering(t *testing.T, out []byte) map[Range][]string {
+func parseDescribering(t *testing.T, out []byte) map[token.Range][]string {
 	t.Helper()
-	ranges := map[Range][]string{}
+	ranges := map[token.Range][]string{}
 	for _, m := range describeringRange.FindAllStringSubmatch(string(out), -1) {
 		start, err1 := strconv.ParseInt(m[1], 10, 64)
 		end, err2 := strconv.ParseInt(m[2], 10, 64)
@@ -190,7 +191,7 @@ func parseDescribering(t *testing.T, out []byte) map[Range][]string {
 		for _, e := range strings.Split(m[3], ",") {
 			eps = append(eps, strings.TrimSpace(e))
 		}
-		ranges[Range{Token(start), Token(end)}] = eps
+		ranges[token.Range{Start: token.Token(start), End: token.Token(end)}] = eps
 	}
 	if len(ranges) == 0 {
 		t.Fatalf("describering printed no ranges:\n%s", out)

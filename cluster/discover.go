@@ -11,6 +11,8 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/google/uuid"
+
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // Topology is what Discover learnt from one node: the ring, and the
@@ -216,7 +218,7 @@ func node(where string, hostID gocql.UUID, broadcast, native net.IP, port int, d
 		if err != nil {
 			return Node{}, fmt.Errorf("discover ring: %s: token %q is not a Murmur3 token: %w", where, s, err)
 		}
-		n.Tokens = append(n.Tokens, Token(v))
+		n.Tokens = append(n.Tokens, token.Token(v))
 	}
 	return n, nil
 }

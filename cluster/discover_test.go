@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // TestDiscoverSingleNode reads the shared node's ring: one node, its one
@@ -37,7 +38,7 @@ func TestDiscoverSingleNode(t *testing.T) {
 	got := nodes[0]
 	want := netip.MustParseAddrPort(n.Addr())
 	if got.Native != want || got.Broadcast != want.Addr() || got.DC != "datacenter1" || got.Rack != "rack1" ||
-		!reflect.DeepEqual(got.Tokens, []Token{0}) {
+		!reflect.DeepEqual(got.Tokens, []token.Token{0}) {
 		t.Errorf("node %+v, want native %s, dc datacenter1/rack1, token 0", got, want)
 	}
 	if local, ok := top.Ring.Local(); !ok || local.HostID != got.HostID {
@@ -60,7 +61,7 @@ func TestDiscoverSingleNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m) != 1 || m[0].Range != (Range{0, 0}) || len(m[0].Replicas) != 1 || m[0].Replicas[0].HostID != got.HostID {
+	if len(m) != 1 || m[0].Range != (token.Range{Start: 0, End: 0}) || len(m[0].Replicas) != 1 || m[0].Replicas[0].HostID != got.HostID {
 		t.Errorf("placement %v, want the whole ring (0,0] on the one node", m)
 	}
 	if _, err := top.Replicas("ring_no_such_keyspace"); err == nil {

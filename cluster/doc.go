@@ -43,6 +43,6 @@
 // (owns.go) says whether a node replicates all of a requested range.
 //
 // It knows no SSTables and no Arrow; flightserver imports it, never the
-// reverse. It imports sstable only for the Murmur3 token of a key
-// (KeyToken).
+// reverse. Tokens, ranges and a key's token are package token's; of the
+// module it imports only token.
 package cluster

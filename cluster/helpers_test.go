@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // testNode is node number id (host ID ...0id, broadcast 127.0.0.id) in dc
@@ -38,7 +40,7 @@ func lineRing(t *testing.T, places ...string) *Ring {
 	var nodes []Node
 	for i, p := range places {
 		dc, rack, _ := strings.Cut(p, "/")
-		nodes = append(nodes, testNode(byte(i+1), dc, rack, Token(10*(i+1))))
+		nodes = append(nodes, testNode(byte(i+1), dc, rack, token.Token(10*(i+1))))
 	}
 	return mustRing(t, 0, nodes...)
 }
@@ -59,7 +61,7 @@ func names(nodes []*Node) string {
 // placement is one expected range: its end token and its replicas in
 // order, as names writes them.
 type placement struct {
-	end      Token
+	end      token.Token
 	replicas string
 }
 

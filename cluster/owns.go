@@ -4,14 +4,9 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
-)
 
-// Overlaps reports whether r and o share a token. Two arcs of the ring
-// meet exactly when one holds the other's end: walking clockwise from a
-// shared token, the first end reached lies in both.
-func (r Range) Overlaps(o Range) bool {
-	return r.Contains(o.End) || o.Contains(r.End)
-}
+	"github.com/sstable-flight/sstable-flight/token"
+)
 
 // Replicates reports whether host replicates rr.
 func (rr RangeReplicas) Replicates(host uuid.UUID) bool {
@@ -21,7 +16,7 @@ func (rr RangeReplicas) Replicates(host uuid.UUID) bool {
 // Unowned returns a range of m that shares tokens with r and that host
 // does not replicate, if there is one: a server asked to read r may read
 // it only if its node replicates all of it.
-func (m ReplicaMap) Unowned(r Range, host uuid.UUID) (RangeReplicas, bool) {
+func (m ReplicaMap) Unowned(r token.Range, host uuid.UUID) (RangeReplicas, bool) {
 	for _, rr := range m {
 		if rr.Range.Overlaps(r) && !rr.Replicates(host) {
 			return rr, true

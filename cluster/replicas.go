@@ -3,13 +3,15 @@ package cluster
 import (
 	"errors"
 	"slices"
+
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // RangeReplicas is one token range and the nodes that replicate it, in
 // Cassandra's placement order: the first is the range's primary replica
 // (for SimpleStrategy the owner of the range's end token).
 type RangeReplicas struct {
-	Range Range
+	Range token.Range
 	// Replicas point into the Ring: read, never modify.
 	Replicas []*Node
 }
@@ -21,8 +23,8 @@ type RangeReplicas struct {
 type ReplicaMap []RangeReplicas
 
 // For returns the range that holds token t and its replicas.
-func (m ReplicaMap) For(t Token) RangeReplicas {
-	i, _ := slices.BinarySearchFunc(m, t, func(rr RangeReplicas, t Token) int {
+func (m ReplicaMap) For(t token.Token) RangeReplicas {
+	i, _ := slices.BinarySearchFunc(m, t, func(rr RangeReplicas, t token.Token) int {
 		switch {
 		case rr.Range.End < t:
 			return -1
@@ -96,5 +98,5 @@ func (LocalStrategy) place(r *Ring) (ReplicaMap, error) {
 	}
 	// Cassandra's LocalStrategy gives its one replica the range (min,
 	// min]: the whole ring.
-	return ReplicaMap{{Range: Range{Start: MinToken, End: MinToken}, Replicas: []*Node{local}}}, nil
+	return ReplicaMap{{Range: token.Range{Start: token.Min, End: token.Min}, Replicas: []*Node{local}}}, nil
 }

@@ -4,37 +4,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-)
 
-func TestRangeContains(t *testing.T) {
-	for _, c := range []struct {
-		r    Range
-		t    Token
-		want bool
-	}{
-		{Range{-10, 10}, -10, false},
-		{Range{-10, 10}, -9, true},
-		{Range{-10, 10}, 10, true},
-		{Range{-10, 10}, 11, false},
-		// The range after the last token wraps through the ring's end.
-		{Range{100, -100}, 101, true},
-		{Range{100, -100}, math.MaxInt64, true},
-		{Range{100, -100}, math.MinInt64, true},
-		{Range{100, -100}, -100, true},
-		{Range{100, -100}, -99, false},
-		{Range{100, -100}, 100, false},
-		{Range{100, -100}, 0, false},
-		// A ring of one token: (t, t] is the whole ring.
-		{Range{5, 5}, 5, true},
-		{Range{5, 5}, 6, true},
-		{Range{5, 5}, math.MinInt64, true},
-		{Range{MinToken, MinToken}, 0, true},
-	} {
-		if got := c.r.Contains(c.t); got != c.want {
-			t.Errorf("%s.Contains(%d) = %v, want %v", c.r, c.t, got, c.want)
-		}
-	}
-}
+	"github.com/sstable-flight/sstable-flight/token"
+)
 
 // TestWrapAround: the range after the last token, (100, -100], belongs to
 // the owner of the first token, and tokens above the last one and at the
@@ -53,10 +25,10 @@ func TestWrapAround(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m[0].Range != (Range{100, -100}) {
+	if m[0].Range != (token.Range{Start: 100, End: -100}) {
 		t.Fatalf("first range %s, want (100,-100]", m[0].Range)
 	}
-	for tok, want := range map[Token]Token{
+	for tok, want := range map[token.Token]token.Token{
 		101: -100, math.MaxInt64: -100, math.MinInt64: -100, -100: -100,
 		-99: 0, 0: 0, 1: 100, 100: 100,
 	} {
@@ -90,9 +62,9 @@ func TestVnodes16(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var nodes []Node
 	for id := byte(1); id <= 3; id++ {
-		var toks []Token
+		var toks []token.Token
 		for range 16 {
-			toks = append(toks, Token(rng.Int64()-rng.Int64()/2))
+			toks = append(toks, token.Token(rng.Int64()-rng.Int64()/2))
 		}
 		nodes = append(nodes, testNode(id, "dc1", "r1", toks...))
 	}
@@ -125,7 +97,7 @@ func TestVnodes16(t *testing.T) {
 		}
 	}
 	for range 1000 {
-		tok := Token(rng.Uint64())
+		tok := token.Token(rng.Uint64())
 		got := m.For(tok)
 		if !got.Range.Contains(tok) {
 			t.Fatalf("For(%d) = %s, which does not contain it", tok, got.Range)
@@ -155,7 +127,7 @@ func TestOneNode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(m) != 1 || m[0].Range != (Range{42, 42}) || names(m[0].Replicas) != "1" {
+		if len(m) != 1 || m[0].Range != (token.Range{Start: 42, End: 42}) || names(m[0].Replicas) != "1" {
 			t.Errorf("%s: %v, want one range (42,42] on node 1", s, m)
 		}
 		if got := m.For(math.MinInt64); got.Range != m[0].Range {
@@ -198,7 +170,7 @@ func TestLocalStrategy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m) != 1 || m[0].Range != (Range{MinToken, MinToken}) || names(m[0].Replicas) != "2" {
+	if len(m) != 1 || m[0].Range != (token.Range{Start: token.Min, End: token.Min}) || names(m[0].Replicas) != "2" {
 		t.Fatalf("LocalStrategy: %v, want the whole ring on the local node 2", m)
 	}
 	if got := m.For(15); names(got.Replicas) != "2" {
@@ -214,7 +186,7 @@ func TestNewRingRefuses(t *testing.T) {
 		"token twice":   {testNode(1, "dc1", "r1", 10), testNode(2, "dc1", "r1", 10)},
 		"host ID twice": {testNode(1, "dc1", "r1", 10), testNode(1, "dc1", "r1", 20)},
 		"no tokens":     {testNode(1, "dc1", "r1")},
-		"no host ID":    {{Tokens: []Token{1}}},
+		"no host ID":    {{Tokens: []token.Token{1}}},
 		"no nodes":      nil,
 	} {
 		if r, err := NewRing([16]byte{}, nodes); err == nil {

@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
+
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // Node is one Cassandra node as the ring knows it.
@@ -24,7 +26,7 @@ type Node struct {
 	// decide NetworkTopologyStrategy's placement.
 	DC, Rack string
 	// Tokens are the node's ring tokens (num_tokens of them), sorted.
-	Tokens []Token
+	Tokens []token.Token
 }
 
 func (n *Node) String() string {
@@ -36,9 +38,9 @@ func (n *Node) String() string {
 // a new Ring.
 type Ring struct {
 	nodes  []Node
-	tokens []Token // sorted ascending, distinct
-	owner  []int   // owner[i] is the index in nodes of tokens[i]'s node
-	local  int     // index in nodes of the node the ring was learnt from; -1 if none
+	tokens []token.Token // sorted ascending, distinct
+	owner  []int         // owner[i] is the index in nodes of tokens[i]'s node
+	local  int           // index in nodes of the node the ring was learnt from; -1 if none
 
 	// Per data centre, the number of nodes and of distinct racks, which
 	// NetworkTopologyStrategy's placement needs for every range.
@@ -54,7 +56,7 @@ type Ring struct {
 func NewRing(local uuid.UUID, nodes []Node) (*Ring, error) {
 	r := &Ring{local: -1, dcNodes: map[string]int{}, dcRacks: map[string]int{}}
 	seen := map[uuid.UUID]bool{}
-	owners := map[Token]int{}
+	owners := map[token.Token]int{}
 	racks := map[[2]string]bool{}
 	for _, n := range nodes {
 		if n.HostID == uuid.Nil {
@@ -89,7 +91,7 @@ func NewRing(local uuid.UUID, nodes []Node) (*Ring, error) {
 	if len(r.nodes) == 0 {
 		return nil, errors.New("build ring: no node owns a token")
 	}
-	r.tokens = make([]Token, 0, len(owners))
+	r.tokens = make([]token.Token, 0, len(owners))
 	for t := range owners {
 		r.tokens = append(r.tokens, t)
 	}
@@ -125,11 +127,11 @@ func (r *Ring) Local() (*Node, bool) {
 
 // Tokens returns every ring token in ascending order (the ring's own
 // slice: read, never modify).
-func (r *Ring) Tokens() []Token { return r.tokens }
+func (r *Ring) Tokens() []token.Token { return r.tokens }
 
 // Owner returns the node that owns ring token t, the primary replica of
 // the range that ends at t.
-func (r *Ring) Owner(t Token) (*Node, bool) {
+func (r *Ring) Owner(t token.Token) (*Node, bool) {
 	i, ok := slices.BinarySearch(r.tokens, t)
 	if !ok {
 		return nil, false
@@ -139,18 +141,18 @@ func (r *Ring) Owner(t Token) (*Node, bool) {
 
 // rangeAt is the range that ring token i ends: (tokens[i-1], tokens[i]],
 // and for i == 0 the range that wraps, (last token, first token].
-func (r *Ring) rangeAt(i int) Range {
+func (r *Ring) rangeAt(i int) token.Range {
 	prev := i - 1
 	if prev < 0 {
 		prev = len(r.tokens) - 1
 	}
-	return Range{Start: r.tokens[prev], End: r.tokens[i]}
+	return token.Range{Start: r.tokens[prev], End: r.tokens[i]}
 }
 
 // search returns the index of the ring token whose range holds t: the
 // first token >= t, wrapping to the first token when t is above the last
 // (TokenMetadata.firstToken).
-func (r *Ring) search(t Token) int {
+func (r *Ring) search(t token.Token) int {
 	i, _ := slices.BinarySearch(r.tokens, t)
 	if i == len(r.tokens) {
 		return 0

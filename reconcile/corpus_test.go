@@ -69,7 +69,7 @@ func reconciledWith(t *testing.T, tbl *corpus.CorpusTable, open newMerger) []cor
 	var out []corpus.Row
 	for m.Next() {
 		r := m.Row()
-		row := corpus.Row{Token: strconv.FormatInt(r.Token(), 10), Values: map[string]any{}}
+		row := corpus.Row{Token: strconv.FormatInt(int64(r.Token()), 10), Values: map[string]any{}}
 		keys, err := marshal.SplitKey(keyType, r.Key)
 		if err != nil {
 			t.Fatalf("split partition key %x: %v", r.Key, err)

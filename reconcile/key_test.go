@@ -9,6 +9,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/reconcile"
 	"github.com/sstable-flight/sstable-flight/reconcile/reconciletest"
 	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // TestKeyMatchesCQL reads every partition of every corpus table by key
@@ -48,7 +49,7 @@ func partitionKeys(t *testing.T, tbl *corpus.CorpusTable) [][]byte {
 	t.Helper()
 	readers := reconciletest.OpenSSTables(t, tbl)
 	type pk struct {
-		token int64
+		token token.Token
 		key   []byte
 	}
 	seen := map[string]bool{}
@@ -59,7 +60,7 @@ func partitionKeys(t *testing.T, tbl *corpus.CorpusTable) [][]byte {
 			k := s.Partition().Key
 			if !seen[string(k)] {
 				seen[string(k)] = true
-				keys = append(keys, pk{sstable.Murmur3Token(k), append([]byte{}, k...)})
+				keys = append(keys, pk{token.Of(k), append([]byte{}, k...)})
 			}
 		}
 		if err := s.Err(); err != nil {
@@ -67,7 +68,7 @@ func partitionKeys(t *testing.T, tbl *corpus.CorpusTable) [][]byte {
 		}
 	}
 	sortKeys := func(i, j int) bool {
-		return sstable.CompareDecorated(keys[i].token, keys[i].key, keys[j].token, keys[j].key) < 0
+		return token.CompareDecorated(keys[i].token, keys[i].key, keys[j].token, keys[j].key) < 0
 	}
 	sort.Slice(keys, sortKeys)
 	out := make([][]byte, len(keys))

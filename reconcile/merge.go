@@ -10,6 +10,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/internal/invariants"
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // Options configure a Merger.
@@ -53,7 +54,7 @@ type source struct {
 
 	has      bool // positioned on a partition
 	key      []byte
-	token    int64
+	token    token.Token
 	tokenSet bool // token computed (only needed to order several sources)
 
 	consumed bool // u was used by the row returned last: advance before the next
@@ -325,7 +326,7 @@ func (m *Merger) setToken(src *source) {
 		src.token, src.tokenSet = o.token, true
 		return
 	}
-	src.token, src.tokenSet = sstable.Murmur3Token(src.key), true
+	src.token, src.tokenSet = token.Of(src.key), true
 	m.hashed = src
 }
 
@@ -391,7 +392,7 @@ func (m *Merger) startPartition() bool {
 			// key another source already hashed shares its token.
 			m.setToken(src)
 		}
-		if first == nil || (n > 1 && sstable.CompareDecorated(src.token, src.key, first.token, first.key) < 0) {
+		if first == nil || (n > 1 && token.CompareDecorated(src.token, src.key, first.token, first.key) < 0) {
 			first = src
 		}
 	}

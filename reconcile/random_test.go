@@ -1076,7 +1076,7 @@ func (c *randCase) mergedRows(now int64, open func(*reconcile.Table, []*sstable.
 	var rows []flatRow
 	for m.Next() {
 		r := m.Row()
-		row := flatRow{token: r.Token()}
+		row := flatRow{token: int64(r.Token())}
 		keys, err := marshal.SplitKey(keyType, r.Key)
 		if err != nil {
 			return nil, 0, err

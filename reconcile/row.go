@@ -1,6 +1,9 @@
 package reconcile
 
-import "github.com/sstable-flight/sstable-flight/sstable"
+import (
+	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/token"
+)
 
 // Row is one live CQL row. The merger reuses it: slices are valid until
 // the next call to Next.
@@ -13,15 +16,15 @@ type Row struct {
 	// partition's static values on every row.
 	Values []Value
 
-	token    int64
+	token    token.Token
 	tokenSet bool
 }
 
 // Token is the partition's Murmur3 token (computed on first use when the
 // merge did not need it).
-func (r *Row) Token() int64 {
+func (r *Row) Token() token.Token {
 	if !r.tokenSet {
-		r.token, r.tokenSet = sstable.Murmur3Token(r.Key), true
+		r.token, r.tokenSet = token.Of(r.Key), true
 	}
 	return r.token
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 type part struct {
@@ -30,7 +31,7 @@ func collect(t *testing.T, s *sstable.Scanner) []part {
 	var out []part
 	for s.NextPartition() {
 		p := part{key: append([]byte{}, s.Partition().Key...), pos: s.Partition().Position}
-		p.token = sstable.Murmur3Token(p.key)
+		p.token = int64(token.Of(p.key))
 		for s.NextUnfiltered() {
 			p.rows++
 		}

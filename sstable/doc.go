@@ -5,11 +5,12 @@
 // It turns bytes into unfiltered partitions (partition deletion, static
 // row, rows, range tombstone markers) with their tokens and typed cells;
 // it applies no read semantics, which belong to package reconcile. It
-// imports none of the project's layered packages; of the module's
-// internal/ it uses only leaves that import nothing but the standard
-// library: invariants (the invariants build tag's switch), iostall (the
-// IOGuard's bound on waits), lru (the key cache) and snippet (what an
-// error quotes of a file).
+// imports none of the project's layered packages but the leaf token (a
+// key's token, the order of keys, and the hash Filter.db uses); of the
+// module's internal/ it uses only leaves that import nothing but the
+// standard library: invariants (the invariants build tag's switch),
+// iostall (the IOGuard's bound on waits), lru (the key cache) and snippet
+// (what an error quotes of a file).
 //
 // Data flows through it in layers, as in pebble's sstable package:
 //

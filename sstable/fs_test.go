@@ -17,6 +17,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/dump"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // memFS serves components from memory, read from disk on first use, and
@@ -95,7 +96,7 @@ func readerOutput(t *testing.T, r *sstable.Reader) string {
 	s := r.Scan()
 	for s.NextPartition() {
 		keys = append(keys, append([]byte(nil), s.Partition().Key...))
-		tokens = append(tokens, sstable.Murmur3Token(s.Partition().Key))
+		tokens = append(tokens, int64(token.Of(s.Partition().Key)))
 	}
 	if err := s.Err(); err != nil {
 		t.Fatalf("scan %s: %v", r.Desc.FileName(), err)

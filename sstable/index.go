@@ -5,13 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 
 	"github.com/sstable-flight/sstable-flight/sstable/big"
 	"github.com/sstable-flight/sstable-flight/sstable/bti"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
-	"github.com/sstable-flight/sstable-flight/sstable/internal/murmur3"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // indexes are what Open loads to find partitions without scanning:
@@ -98,7 +97,7 @@ func (c check) verify(r *Reader, at int64, key []byte) error {
 	switch {
 	case c.key != nil && !bytes.Equal(c.key, key):
 		return base.Corruptf(r.path(c.component), c.component, 0, "index entry for key %x points to Data.db offset %d, which holds key %x", c.key, at, key)
-	case c.prefix != nil && !bytes.HasPrefix(bti.DecoratedKey(nil, Murmur3Token(key), key), c.prefix):
+	case c.prefix != nil && !bytes.HasPrefix(bti.DecoratedKey(nil, token.Of(key), key), c.prefix):
 		return base.Corruptf(r.path(c.component), c.component, 0, "trie entry %x points to Data.db offset %d, whose key %x does not follow it", c.prefix, at, key)
 	}
 	return nil
@@ -117,8 +116,8 @@ func (c check) pastEnd(r *Reader, at int64) error {
 // firstAfter returns the Data.db position of the first partition whose
 // token is > after, or a position at or before it (callers skip
 // partitions at or below the bound); DataLength when there is none.
-func (r *Reader) firstAfter(ctx context.Context, after int64) (int64, check, error) {
-	if after == math.MaxInt64 {
+func (r *Reader) firstAfter(ctx context.Context, after token.Token) (int64, check, error) {
+	if after == token.Max {
 		return r.data.DataLength(), check{}, nil
 	}
 	switch {
@@ -140,7 +139,7 @@ func (r *Reader) firstAfter(ctx context.Context, after int64) (int64, check, err
 		return pos, c, err
 	case r.idx.summary != nil:
 		i := r.idx.summary.Search(func(k []byte) int {
-			if big.Token(k) <= after {
+			if token.Of(k) <= after {
 				return -1
 			}
 			return 1
@@ -153,7 +152,7 @@ func (r *Reader) firstAfter(ctx context.Context, after int64) (int64, check, err
 		var prev entryRef
 		for it.Next() {
 			e := it.Entry()
-			if big.Token(e.Key) > after {
+			if token.Of(e.Key) > after {
 				// The entry before the start must be intact too, or a
 				// damaged one could make the range start late.
 				return e.DataPosition, check{key: append([]byte(nil), e.Key...), component: "Index.db"}, r.verifyEntry(ctx, prev)
@@ -254,7 +253,7 @@ func (r *Reader) locate(ctx context.Context, key []byte) (int64, check, bool, er
 	if r.idx.filter != nil && !r.idx.filter.MayContain(key) {
 		return 0, check{}, false, nil
 	}
-	tok := Murmur3Token(key)
+	tok := token.Of(key)
 	switch {
 	case r.idx.parts != nil:
 		dk := bti.DecoratedKey(nil, tok, key)
@@ -295,7 +294,7 @@ func (r *Reader) locate(ctx context.Context, key []byte) (int64, check, bool, er
 		var prev entryRef
 		for it.Next() {
 			e := it.Entry()
-			c := CompareDecorated(tok, key, big.Token(e.Key), e.Key)
+			c := token.CompareDecorated(tok, key, token.Of(e.Key), e.Key)
 			if c == 0 {
 				return e.DataPosition, check{key: append([]byte(nil), e.Key...), component: "Index.db"}, true, nil
 			}
@@ -341,12 +340,6 @@ func (r *Reader) findInInterval(ctx context.Context, i int, key []byte) (int64, 
 		}
 	}
 	return 0, check{}, false, it.Err()
-}
-
-// CompareDecorated orders partition keys as Cassandra does (DecoratedKey):
-// by token, then by key bytes.
-func CompareDecorated(ta int64, a []byte, tb int64, b []byte) int {
-	return murmur3.CompareDecorated(ta, a, tb, b)
 }
 
 // entryRef is an Index.db entry kept for verification.

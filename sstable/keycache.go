@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sstable-flight/sstable-flight/internal/lru"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // KeyCache keeps where partitions start in Data.db, by reader and key,
@@ -19,7 +20,7 @@ type KeyCache struct {
 
 type keyCacheKey struct {
 	reader uint64
-	token  int64 // tokens spread keys; the entry holds the key itself
+	token  token.Token // tokens spread keys; the entry holds the key itself
 }
 
 type keyCacheEntry struct {
@@ -48,8 +49,8 @@ func (c *KeyCache) Stats() KeyCacheStats {
 
 // get returns the cached position of key and the cached copy of the key.
 // Two keys of one token share a slot: the other one is a miss.
-func (c *KeyCache) get(reader uint64, token int64, key []byte) (keyCacheEntry, bool) {
-	e, ok := c.c.Get(keyCacheKey{reader, token})
+func (c *KeyCache) get(reader uint64, t token.Token, key []byte) (keyCacheEntry, bool) {
+	e, ok := c.c.Get(keyCacheKey{reader, t})
 	if !ok || !bytes.Equal(e.key, key) {
 		return keyCacheEntry{}, false
 	}
@@ -57,8 +58,8 @@ func (c *KeyCache) get(reader uint64, token int64, key []byte) (keyCacheEntry, b
 }
 
 // put caches a partition's position; key must not change after.
-func (c *KeyCache) put(reader uint64, token int64, key []byte, pos int64) {
-	c.c.Put(keyCacheKey{reader, token}, keyCacheEntry{key: key, pos: pos})
+func (c *KeyCache) put(reader uint64, t token.Token, key []byte, pos int64) {
+	c.c.Put(keyCacheKey{reader, t}, keyCacheEntry{key: key, pos: pos})
 }
 
 // drop forgets a closed reader's entries.

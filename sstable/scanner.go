@@ -3,10 +3,10 @@ package sstable
 import (
 	"bytes"
 	"context"
-	"math"
 	"sync"
 
 	"github.com/sstable-flight/sstable-flight/internal/invariants"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // Scanner walks Data.db sequentially: partitions in token order, and the
@@ -27,7 +27,7 @@ type Scanner struct {
 	seg   int
 	key   []byte
 	done  bool
-	token int64
+	token token.Token
 	slice *sliceState
 	// verify is the index's claim about the first partition read.
 	verify *check
@@ -36,13 +36,13 @@ type Scanner struct {
 // segment is a token range (after, upTo] scanned from Data.db offset
 // start; fromMin and toMax drop the lower and upper bound.
 type segment struct {
-	after, upTo    int64
+	after, upTo    token.Token
 	fromMin, toMax bool
 	start          int64
 	check          check
 }
 
-func (g segment) contains(t int64) bool {
+func (g segment) contains(t token.Token) bool {
 	return (g.fromMin || t > g.after) && (g.toMax || t <= g.upTo)
 }
 
@@ -75,12 +75,12 @@ func (r *Reader) ScanRangeContext(ctx context.Context, start, end int64) (*Scann
 		return nil, r.errPartitioner("scan a token range")
 	}
 	var segs []segment
-	switch {
-	case start == end, start == math.MinInt64 && end == math.MaxInt64:
+	switch start, end := token.Token(start), token.Token(end); {
+	case start == end, start == token.Min && end == token.Max:
 		// (min, max] is the whole ring too: Murmur3 never yields MinInt64.
 		segs = []segment{{fromMin: true, toMax: true}}
 	case start < end:
-		segs = []segment{{after: start, upTo: end, fromMin: start == math.MinInt64, toMax: end == math.MaxInt64}}
+		segs = []segment{{after: start, upTo: end, fromMin: start == token.Min, toMax: end == token.Max}}
 	default:
 		segs = []segment{{after: start, toMax: true}, {fromMin: true, upTo: end}}
 	}
@@ -230,7 +230,7 @@ func (s *Scanner) NextPartition() bool {
 		if s.segs == nil {
 			return true
 		}
-		s.token = Murmur3Token(s.ph.Key)
+		s.token = token.Of(s.ph.Key)
 		g := s.segs[s.seg]
 		if g.contains(s.token) {
 			return true

@@ -10,6 +10,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/sstable/bti"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // Bound is one end of a clustering slice: a prefix of clustering values
@@ -81,7 +82,7 @@ type blockRef struct {
 func (r *Reader) rowIndexBlocks(ctx context.Context, key []byte, dataPos int64) ([]blockRef, error) {
 	switch {
 	case r.idx.parts != nil:
-		pl, found, err := r.idx.parts.Lookup(ctx, bti.DecoratedKey(nil, Murmur3Token(key), key))
+		pl, found, err := r.idx.parts.Lookup(ctx, bti.DecoratedKey(nil, token.Of(key), key))
 		if err != nil || !found || !pl.InRows() {
 			return nil, err
 		}

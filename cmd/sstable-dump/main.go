@@ -11,6 +11,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/dump"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 type keyList []string
@@ -73,14 +74,14 @@ func main() {
 	}
 }
 
-func parseRange(s string) (dump.TokenRange, error) {
+func parseRange(s string) (token.Range, error) {
 	a, b, ok := strings.Cut(s, ":")
 	start, err1 := strconv.ParseInt(a, 10, 64)
 	end, err2 := strconv.ParseInt(b, 10, 64)
 	if !ok || err1 != nil || err2 != nil {
-		return dump.TokenRange{}, fmt.Errorf("parse --token-range %q: want START:END (signed 64-bit tokens)", s)
+		return token.Range{}, fmt.Errorf("parse --token-range %q: want START:END (signed 64-bit tokens)", s)
 	}
-	return dump.TokenRange{Start: start, End: end}, nil
+	return token.Range{Start: token.Token(start), End: token.Token(end)}, nil
 }
 
 // dataFiles expands a table directory to its Data.db files.

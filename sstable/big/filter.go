@@ -2,7 +2,7 @@ package big
 
 import (
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
-	"github.com/sstable-flight/sstable-flight/sstable/internal/murmur3"
+	"github.com/sstable-flight/sstable-flight/token/murmur3"
 )
 
 const filterComponent = "Filter.db"

@@ -144,13 +144,3 @@ func reverse(b []byte) {
 		b[i], b[j] = b[j], b[i]
 	}
 }
-
-// TestTokenRules: Cassandra's special cases for the Murmur3 token.
-func TestTokenRules(t *testing.T) {
-	if Token(nil) != -1<<63 {
-		t.Error("empty key must have the minimum token")
-	}
-	if CompareKeys(nil, []byte{0}) >= 0 {
-		t.Error("empty key must sort first")
-	}
-}

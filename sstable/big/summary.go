@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 const summaryComponent = "Summary.db"
@@ -39,7 +40,7 @@ type Summary struct {
 	// Floor: a lookup then hashes only the key sought instead of one
 	// summary key per step of the binary search.
 	tokensOnce sync.Once
-	tokens     []int64
+	tokens     []token.Token
 }
 
 // ParseSummary decodes Summary.db. b is kept, not copied: the Summary's
@@ -199,12 +200,12 @@ func (s *Summary) Search(cmp func(key []byte) int) int {
 // at or before key by (token, bytes).
 func (s *Summary) Floor(key []byte) int {
 	s.tokensOnce.Do(func() {
-		s.tokens = make([]int64, s.count)
+		s.tokens = make([]token.Token, s.count)
 		for i := range s.tokens {
-			s.tokens[i] = Token(s.Key(i))
+			s.tokens[i] = token.Of(s.Key(i))
 		}
 	})
-	t := Token(key)
+	t := token.Of(key)
 	lo, hi := 0, s.count // as Search, comparing tokens before bytes
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/sstable-flight/sstable-flight/internal/corpus"
-	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/bti"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // TestLookupCorpus: for every partition of every corpus SSTable, the key
@@ -43,8 +43,7 @@ func TestLookupCorpus(t *testing.T) {
 				}
 				n := int64(binary.BigEndian.Uint16(s.Data[pos:]))
 				key := s.Data[pos+2 : pos+2+n]
-				token := sstable.Murmur3Token(key)
-				enc := bti.DecoratedKey(nil, token, key)
+				enc := bti.DecoratedKey(nil, token.Of(key), key)
 				if !bytes.HasPrefix(enc, it.Prefix()) {
 					t.Fatalf("%s partition %d: stored prefix % x is not a prefix of % x", s.Name, i, it.Prefix(), enc)
 				}

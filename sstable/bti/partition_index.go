@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // PartitionIndex is an opened Partitions.db. It is safe for concurrent
@@ -195,9 +196,9 @@ func (it *Iterator) Err() error { return it.err }
 // the key bytes with each run of k zero bytes written as 00 FE^(k-1) FF
 // (00 FE^k when the run ends the key), an 0x00 escape unless the key ended
 // in zeros, and the 0x38 terminator.
-func DecoratedKey(dst []byte, token int64, key []byte) []byte {
+func DecoratedKey(dst []byte, t token.Token, key []byte) []byte {
 	dst = append(dst, 0x40)
-	dst = binary.BigEndian.AppendUint64(dst, uint64(token)^(1<<63))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(t)^(1<<63))
 	dst = append(dst, 0x40)
 	zeros := false // inside a run of zeros, after its first 00
 	for _, b := range key {

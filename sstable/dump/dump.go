@@ -10,6 +10,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // Options select what to dump.
@@ -19,28 +20,13 @@ type Options struct {
 	Keys []string
 	// TokenRange keeps partitions whose token is in (Start, End]; Start >=
 	// End wraps around the ring, and Start == End is the full ring.
-	TokenRange *TokenRange
+	TokenRange *token.Range
 	// Columns keeps only cells of these columns (all when empty).
 	Columns []string
 }
 
-// TokenRange is a Murmur3 token range (start, end].
-type TokenRange struct{ Start, End int64 }
-
-// Contains reports whether t is in (Start, End].
-func (r TokenRange) Contains(t int64) bool {
-	switch {
-	case r.Start == r.End:
-		return true
-	case r.Start < r.End:
-		return t > r.Start && t <= r.End
-	default:
-		return t > r.Start || t <= r.End
-	}
-}
-
 func (o Options) keep(r *sstable.Reader, key []byte) (bool, error) {
-	if o.TokenRange != nil && !o.TokenRange.Contains(sstable.Murmur3Token(key)) {
+	if o.TokenRange != nil && !o.TokenRange.Contains(token.Of(key)) {
 		return false, nil
 	}
 	if len(o.Keys) == 0 {

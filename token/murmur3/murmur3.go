@@ -1,13 +1,15 @@
 // Package murmur3 is Cassandra's variant of the x64 128-bit MurmurHash3
 // (utils/MurmurHash.hash3_x64_128): the reference algorithm except that
 // tail bytes are sign-extended, as Java's (long) cast of a byte does.
+//
+// It is the one hash of the module: package token makes the partitioner's
+// token of a key from its first half, and the BIG format's bloom filter
+// (sstable/big, Filter.db) its bit indexes from both. It imports only the
+// standard library.
 package murmur3
 
 import (
-	"bytes"
-	"cmp"
 	"encoding/binary"
-	"math"
 	"math/bits"
 )
 
@@ -119,28 +121,4 @@ func fmix64(k uint64) uint64 {
 	k *= 0xc4ceb9fe1a85ec53
 	k ^= k >> 33
 	return k
-}
-
-// Token is Murmur3Partitioner's token of a serialized partition key: the
-// first half of Sum128 as a signed int64, except that the empty key gets
-// math.MinInt64 and a hash of math.MinInt64 becomes math.MaxInt64, so no
-// real key owns the minimum token, which ranges use as an exclusive start.
-func Token(key []byte) int64 {
-	if len(key) == 0 {
-		return math.MinInt64
-	}
-	h1, _ := Sum128(key)
-	if t := int64(h1); t != math.MinInt64 {
-		return t
-	}
-	return math.MaxInt64
-}
-
-// CompareDecorated orders partition keys as Cassandra does
-// (DecoratedKey.compareTo): by token, then by unsigned key bytes.
-func CompareDecorated(ta int64, a []byte, tb int64, b []byte) int {
-	if c := cmp.Compare(ta, tb); c != 0 {
-		return c
-	}
-	return bytes.Compare(a, b)
 }

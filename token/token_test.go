@@ -1,4 +1,4 @@
-package sstable
+package token_test
 
 import (
 	"bytes"
@@ -16,14 +16,15 @@ import (
 	"testing"
 
 	"github.com/sstable-flight/sstable-flight/internal/corpus"
-	"github.com/sstable-flight/sstable-flight/sstable/internal/murmur3"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
+	"github.com/sstable-flight/sstable-flight/token"
+	"github.com/sstable-flight/sstable-flight/token/murmur3"
 )
 
-// TestMurmur3TokenVectors pins tokens for keys whose 1..15 tail bytes
+// TestOfVectors pins tokens for keys whose 1..15 tail bytes
 // include bytes >= 0x80, where Cassandra's sign-extending variant parts
 // from the reference murmur3, at lengths 1, 2, 4, 8, 15, 16, 17 and 31
-// (length 0 is in TestMurmur3TokenEdges).
+// (length 0 is in TestOfEdges).
 //
 // The expected values were not produced by this package. cassandra is
 // computed with the DataStax Python driver's C murmur3
@@ -34,11 +35,11 @@ import (
 // found to agree exactly when sign extension sets no bit (see
 // signExtensionMatters), which the test re-asserts, so each row also
 // proves the key does (or does not) exercise the sign extension.
-func TestMurmur3TokenVectors(t *testing.T) {
+func TestOfVectors(t *testing.T) {
 	for _, tc := range []struct {
 		key       string
-		cassandra int64
-		reference int64
+		cassandra token.Token
+		reference token.Token
 	}{
 		{"\x61", -8839064797231613815, -8839064797231613815},
 		{"\x80", -5284281814142962636, 7017059463262962058},
@@ -60,8 +61,8 @@ func TestMurmur3TokenVectors(t *testing.T) {
 		{"0123456789abcdef0123456789abcde", -7279034606055215360, -7279034606055215360},
 	} {
 		key := []byte(tc.key)
-		if got := Murmur3Token(key); got != tc.cassandra {
-			t.Errorf("key %x (len %d): Murmur3Token = %d, want %d", key, len(key), got, tc.cassandra)
+		if got := token.Of(key); got != tc.cassandra {
+			t.Errorf("key %x (len %d): Of = %d, want %d", key, len(key), got, tc.cassandra)
 		}
 		if differs := tc.cassandra != tc.reference; differs != signExtensionMatters(key) {
 			t.Errorf("key %x: cassandra and reference tokens differ = %v, but sign extension matters = %v",
@@ -70,14 +71,14 @@ func TestMurmur3TokenVectors(t *testing.T) {
 	}
 }
 
-func TestMurmur3TokenEdges(t *testing.T) {
+func TestOfEdges(t *testing.T) {
 	// getToken returns MINIMUM for an empty key, not the hash of nothing
 	// (which is 0).
-	if got := Murmur3Token(nil); got != math.MinInt64 {
-		t.Errorf("Murmur3Token(nil) = %d, want %d", got, int64(math.MinInt64))
+	if got := token.Of(nil); got != math.MinInt64 {
+		t.Errorf("token.Of(nil) = %d, want %d", got, int64(math.MinInt64))
 	}
-	if got := Murmur3Token([]byte{}); got != math.MinInt64 {
-		t.Errorf("Murmur3Token(empty) = %d, want %d", got, int64(math.MinInt64))
+	if got := token.Of([]byte{}); got != math.MinInt64 {
+		t.Errorf("token.Of(empty) = %d, want %d", got, int64(math.MinInt64))
 	}
 
 	// This 16-byte key was found by inverting murmur3 for first half
@@ -92,15 +93,15 @@ func TestMurmur3TokenEdges(t *testing.T) {
 	if raw := func() int64 { h, _ := murmur3.Sum128(minKey); return int64(h) }(); raw != math.MinInt64 {
 		t.Fatalf("raw hash of %x = %d, want %d", minKey, raw, int64(math.MinInt64))
 	}
-	if got := Murmur3Token(minKey); got != math.MaxInt64 {
-		t.Errorf("Murmur3Token(%x) = %d, want %d", minKey, got, int64(math.MaxInt64))
+	if got := token.Of(minKey); got != math.MaxInt64 {
+		t.Errorf("token.Of(%x) = %d, want %d", minKey, got, int64(math.MaxInt64))
 	}
 }
 
-// TestMurmur3TokenCorpus recomputes the token of every row of every table
+// TestOfCorpus recomputes the token of every row of every table
 // that a real Cassandra 5.0.9 wrote in all three formats, from the row's
 // partition-key values, and checks it against the token Cassandra reported.
-func TestMurmur3TokenCorpus(t *testing.T) {
+func TestOfCorpus(t *testing.T) {
 	checked, signExtended := 0, 0
 	cases := corpus.NewCases(t)
 	for _, mode := range corpus.Modes {
@@ -197,7 +198,7 @@ func checkCorpusTokens(t *testing.T, table, file string) (checked, signExtended 
 		if err != nil {
 			t.Fatalf("%s row %d: parse token %q: %v", table, i, row.Token, err)
 		}
-		if got := Murmur3Token(key); got != want {
+		if got := token.Of(key); got != token.Token(want) {
 			t.Errorf("%s row %d: key %v (bytes %x): token %d, Cassandra says %d",
 				table, i, describeKey(pk, row.Values), key, got, want)
 		}
@@ -272,4 +273,22 @@ func signExtensionMatters(key []byte) bool {
 		}
 	}
 	return false
+}
+
+// TestCompareDecorated: keys order by token, then by unsigned bytes; the
+// empty key, of the minimum token, sorts first.
+func TestCompareDecorated(t *testing.T) {
+	cmpKeys := func(a, b []byte) int { return token.CompareDecorated(token.Of(a), a, token.Of(b), b) }
+	if cmpKeys(nil, []byte{0}) >= 0 {
+		t.Error("empty key must sort first")
+	}
+	if c := token.CompareDecorated(5, []byte{0x80}, 5, []byte{0x7f}); c <= 0 {
+		t.Errorf("equal tokens: 0x80 vs 0x7f = %d, want > 0 (unsigned bytes)", c)
+	}
+	if c := token.CompareDecorated(-1, []byte{0xff}, 1, []byte{0x00}); c >= 0 {
+		t.Errorf("token -1 vs 1 = %d, want < 0 (signed tokens before bytes)", c)
+	}
+	if c := token.CompareDecorated(3, []byte("k"), 3, []byte("k")); c != 0 {
+		t.Errorf("same key = %d, want 0", c)
+	}
 }
