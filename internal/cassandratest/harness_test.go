@@ -83,9 +83,11 @@ func TestSharedNodeWritesFlushesCompactsDumps(t *testing.T) {
 		t.Fatalf("sstabledump partitions: got %v, want %v", got, want)
 	}
 	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("partition %s: got %v, want %v", k, got[k], v)
-		}
+		t.Run(k, func(t *testing.T) {
+			if got[k] != v {
+				t.Errorf("partition %s: got %v, want %v", k, got[k], v)
+			}
+		})
 	}
 }
 
