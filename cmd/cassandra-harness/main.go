@@ -46,7 +46,7 @@ func dispatch(ctx context.Context, verb string, args []string) (int, error) {
 		return 0, nil
 	}
 	fs := flag.NewFlagSet(verb, flag.ExitOnError)
-	mode := fs.String("mode", "oa", "storage mode: one of "+cassandratest.ModeNames())
+	mode := fs.String("mode", "oa", "storage mode: one of "+strings.Join(cassandratest.ModeNames(), ", "))
 	dir := fs.String("dir", "", "node directory (config, data, logs, node.json)")
 	heap := fs.Int("heap-mb", 0, "JVM heap in MiB (default 768; 512 per cluster node)")
 	nodes := fs.Int("cluster", 0, "also (run) or instead (start) a cluster of this many nodes on 127.0.0.1, .2, …")

@@ -64,14 +64,13 @@ var Modes = func() []Mode {
 	return ms
 }()
 
-// ModeNames is Modes as one string, "nb, oa, da", for messages and flag
-// help.
-func ModeNames() string {
+// ModeNames are the names of Modes, in order: "nb", "oa", "da".
+func ModeNames() []string {
 	names := make([]string, len(Modes))
 	for i, m := range Modes {
 		names[i] = string(m)
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // ParseMode accepts the name of one of Modes.
@@ -79,7 +78,7 @@ func ParseMode(s string) (Mode, error) {
 	if slices.Contains(Modes, Mode(s)) {
 		return Mode(s), nil
 	}
-	return "", fmt.Errorf("parse storage mode %q: want one of %s", s, ModeNames())
+	return "", fmt.Errorf("parse storage mode %q: want one of %s", s, strings.Join(ModeNames(), ", "))
 }
 
 func (m Mode) spec() (modeSpec, bool) {

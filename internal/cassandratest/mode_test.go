@@ -36,10 +36,7 @@ func TestModeVersionsAreRead(t *testing.T) {
 // the Makefile's BENCH_MODES (some of them).
 func TestModeListsAgree(t *testing.T) {
 	root := filepath.Join("..", "..")
-	var want []string
-	for _, m := range Modes {
-		want = append(want, string(m))
-	}
+	want := ModeNames()
 	t.Run("TestCluster.MODES", func(t *testing.T) {
 		src := readFile(t, filepath.Join(root, "trino", "src", "test", "java", "io", "sstableflight", "trino", "it", "TestCluster.java"))
 		m := regexp.MustCompile(`List<String> MODES = List\.of\(([^)]*)\);`).FindStringSubmatch(src)

@@ -57,13 +57,7 @@ func (c *Cases) All() bool { return c.ran == c.all }
 
 // Modes are the corpus' SSTable formats, oldest first: the names of
 // cassandratest.Modes, one directory <root>/<mode> each.
-var Modes = func() []string {
-	names := make([]string, len(cassandratest.Modes))
-	for i, m := range cassandratest.Modes {
-		names[i] = string(m)
-	}
-	return names
-}()
+var Modes = cassandratest.ModeNames()
 
 // Tables runs fn as a case for every table of every mode of the corpus
 // under root (<root>/<mode>, each as Load reads it), named
