@@ -25,6 +25,9 @@ import (
 //     which internal/cassandratest's TestModeListsAgree holds to the list;
 //   - then regenerate the committed corpus (make corpus) and run the
 //     coverage check (make check-corpus-full).
+//
+// A new format beside big and bti also needs its name in descriptor.go's
+// pattern and its own index reader, as big/ and bti/ are.
 var Versions = map[string][]string{
 	"big": {"ma", "mb", "mc", "md", "me", "na", "nb", "nc", "oa"},
 	"bti": {"da"},
