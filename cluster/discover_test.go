@@ -50,9 +50,11 @@ func TestDiscoverSingleNode(t *testing.T) {
 		"system":               LocalStrategy{},
 		"system_schema":        LocalStrategy{},
 	} {
-		if got := top.Keyspaces[ks]; !reflect.DeepEqual(got, want) {
-			t.Errorf("keyspace %s: %v, want %v", ks, got, want)
-		}
+		t.Run(ks, func(t *testing.T) {
+			if got := top.Keyspaces[ks]; !reflect.DeepEqual(got, want) {
+				t.Errorf("keyspace %s: %v, want %v", ks, got, want)
+			}
+		})
 	}
 	if len(top.Unsupported) != 0 {
 		t.Errorf("unsupported keyspaces: %v", top.Unsupported)

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -32,9 +33,11 @@ func TestWrapAround(t *testing.T) {
 		101: -100, math.MaxInt64: -100, math.MinInt64: -100, -100: -100,
 		-99: 0, 0: 0, 1: 100, 100: 100,
 	} {
-		if got := m.For(tok).Range.End; got != want {
-			t.Errorf("For(%d) is the range ending at %d, want %d", tok, got, want)
-		}
+		t.Run(fmt.Sprint(tok), func(t *testing.T) {
+			if got := m.For(tok).Range.End; got != want {
+				t.Errorf("For(%d) is the range ending at %d, want %d", tok, got, want)
+			}
+		})
 	}
 }
 
@@ -123,16 +126,18 @@ func TestOneNode(t *testing.T) {
 		NetworkTopologyStrategy{DCs: map[string]int{"dc1": 3}},
 		EverywhereStrategy{},
 	} {
-		m, err := Replicas(r, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(m) != 1 || m[0].Range != (token.Range{Start: 42, End: 42}) || names(m[0].Replicas) != "1" {
-			t.Errorf("%s: %v, want one range (42,42] on node 1", s, m)
-		}
-		if got := m.For(math.MinInt64); got.Range != m[0].Range {
-			t.Errorf("%s: For(min) = %s", s, got.Range)
-		}
+		t.Run(fmt.Sprint(s), func(t *testing.T) {
+			m, err := Replicas(r, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(m) != 1 || m[0].Range != (token.Range{Start: 42, End: 42}) || names(m[0].Replicas) != "1" {
+				t.Errorf("%s: %v, want one range (42,42] on node 1", s, m)
+			}
+			if got := m.For(math.MinInt64); got.Range != m[0].Range {
+				t.Errorf("%s: For(min) = %s", s, got.Range)
+			}
+		})
 	}
 }
 
@@ -189,9 +194,11 @@ func TestNewRingRefuses(t *testing.T) {
 		"no host ID":    {{Tokens: []token.Token{1}}},
 		"no nodes":      nil,
 	} {
-		if r, err := NewRing([16]byte{}, nodes); err == nil {
-			t.Errorf("%s: NewRing = %v, want an error", name, r.Tokens())
-		}
+		t.Run(name, func(t *testing.T) {
+			if r, err := NewRing([16]byte{}, nodes); err == nil {
+				t.Errorf("%s: NewRing = %v, want an error", name, r.Tokens())
+			}
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -18,14 +19,16 @@ func TestParseReplication(t *testing.T) {
 		{map[string]string{"class": "org.apache.cassandra.locator.LocalStrategy"}, LocalStrategy{}},
 		{map[string]string{"class": "org.apache.cassandra.locator.EverywhereStrategy"}, EverywhereStrategy{}},
 	} {
-		got, err := ParseReplication(c.opts)
-		if err != nil {
-			t.Errorf("%v: %v", c.opts, err)
-			continue
-		}
-		if !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%v: %v, want %v", c.opts, got, c.want)
-		}
+		t.Run(fmt.Sprint(c.opts), func(t *testing.T) {
+			got, err := ParseReplication(c.opts)
+			if err != nil {
+				t.Errorf("%v: %v", c.opts, err)
+				return
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("%v: %v, want %v", c.opts, got, c.want)
+			}
+		})
 	}
 	for _, opts := range []map[string]string{
 		{},
@@ -37,8 +40,10 @@ func TestParseReplication(t *testing.T) {
 		{"class": "org.apache.cassandra.locator.NetworkTopologyStrategy", "dc1": "3/4"},
 		{"class": "org.apache.cassandra.locator.MetaStrategy"},
 	} {
-		if got, err := ParseReplication(opts); err == nil {
-			t.Errorf("%v: %v, want an error", opts, got)
-		}
+		t.Run(fmt.Sprint(opts), func(t *testing.T) {
+			if got, err := ParseReplication(opts); err == nil {
+				t.Errorf("%v: %v, want an error", opts, got)
+			}
+		})
 	}
 }

@@ -133,15 +133,17 @@ func TestEqualClusteringBytesMatchCQL(t *testing.T) {
 					return reconcile.NewSlice(table, readers, opts, key, sstable.Slice{Start: sstable.Bound{Values: [][]byte{want}, Inclusive: true}})
 				}},
 			} {
-				var got []byte
-				for _, r := range collect(t, read.open) {
-					if r.clustering != nil && marshal.Compare(table.Clustering[0], r.clustering[0], want) == 0 {
-						got = r.clustering[0]
+				t.Run(read.name, func(t *testing.T) {
+					var got []byte
+					for _, r := range collect(t, read.open) {
+						if r.clustering != nil && marshal.Compare(table.Clustering[0], r.clustering[0], want) == 0 {
+							got = r.clustering[0]
+						}
 					}
-				}
-				if !bytes.Equal(got, want) {
-					t.Errorf("%s: clustering %s, CQL's %s returns %s", read.name, hex.EncodeToString(got), q, hex.EncodeToString(want))
-				}
+					if !bytes.Equal(got, want) {
+						t.Errorf("%s: clustering %s, CQL's %s returns %s", read.name, hex.EncodeToString(got), q, hex.EncodeToString(want))
+					}
+				})
 			}
 		})
 	}

@@ -39,16 +39,18 @@ func TestResolveRegular(t *testing.T) {
 		{"tie between equal expiring cells: greater value", expiring(5, 100, "b"), expiring(5, 100, "a"), "a"},
 	}
 	for _, c := range cases {
-		w := c.a
-		if c.want == "b" {
-			w = c.b
-		}
-		if got := resolveRegular(c.a, c.b); got != w {
-			t.Errorf("%s: resolve(a, b) picked the wrong cell", c.rule)
-		}
-		if got := resolveRegular(c.b, c.a); got != w {
-			t.Errorf("%s: resolve(b, a) picked the wrong cell", c.rule)
-		}
+		t.Run(c.rule, func(t *testing.T) {
+			w := c.a
+			if c.want == "b" {
+				w = c.b
+			}
+			if got := resolveRegular(c.a, c.b); got != w {
+				t.Errorf("%s: resolve(a, b) picked the wrong cell", c.rule)
+			}
+			if got := resolveRegular(c.b, c.a); got != w {
+				t.Errorf("%s: resolve(b, a) picked the wrong cell", c.rule)
+			}
+		})
 	}
 }
 
@@ -145,10 +147,12 @@ func TestCounterMerge(t *testing.T) {
 		{"remote + remote: the higher clock", [][]byte{counterContext(r(id1, 2, 100)), counterContext(r(id1, 3, 1))}, 1},
 		{"one context, several shards", [][]byte{counterContext(g(id1, 1, 10), g(id2, 1, -3))}, 7},
 	} {
-		got, _, err := counterTotal(nil, tc.ctxs)
-		if err != nil || got != tc.want {
-			t.Errorf("%s: total %d (%v), want %d", tc.rule, got, err, tc.want)
-		}
+		t.Run(tc.rule, func(t *testing.T) {
+			got, _, err := counterTotal(nil, tc.ctxs)
+			if err != nil || got != tc.want {
+				t.Errorf("%s: total %d (%v), want %d", tc.rule, got, err, tc.want)
+			}
+		})
 	}
 	if _, _, err := counterTotal(nil, [][]byte{{0, 1, 0x80}}); err == nil {
 		t.Error("a truncated context must be an error")

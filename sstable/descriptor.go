@@ -10,7 +10,7 @@ import (
 // "da-3gfh_0x2v_1s3a82g3v1bu1b6ogt-bti-Data.db" (a time-UUID id, used when
 // uuid_sstable_identifiers_enabled is set).
 type Descriptor struct {
-	Version   string // two letters: ma…me, na, nb, nc, oa, da
+	Version   string // two letters, one of Versions[Format]
 	ID        string // sequential integer or base-36 time UUID, as written
 	Format    string // big or bti
 	Component string // Data.db, Index.db, TOC.txt, ...

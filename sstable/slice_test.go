@@ -163,24 +163,26 @@ func TestSliceExclusiveStartAtAMarker(t *testing.T) {
 	defer r.Close()
 	at50 := [][]byte{{0, 0, 0, 50}}
 	for _, incl := range []bool{true, false} {
-		s, err := r.GetSlice([]byte{0, 0, 0, 2}, sstable.Slice{Start: sstable.Bound{Values: at50, Inclusive: incl}})
-		if err != nil || !s.NextPartition() {
-			t.Fatalf("get slice: %v", err)
-		}
-		row50, first := false, true
-		for s.NextUnfiltered() {
-			u := s.Unfiltered()
-			if first && !(u.Marker && bytes.Equal(u.Clustering[0], at50[0])) {
-				t.Fatalf("inclusive %v: first unfiltered %+v, want the deletion opening at 50", incl, u)
+		t.Run(fmt.Sprintf("inclusive=%t", incl), func(t *testing.T) {
+			s, err := r.GetSlice([]byte{0, 0, 0, 2}, sstable.Slice{Start: sstable.Bound{Values: at50, Inclusive: incl}})
+			if err != nil || !s.NextPartition() {
+				t.Fatalf("get slice: %v", err)
 			}
-			first = false
-			row50 = row50 || !u.Marker && bytes.Equal(u.Clustering[0], at50[0])
-		}
-		if err := s.Err(); err != nil {
-			t.Fatal(err)
-		}
-		if row50 != incl {
-			t.Errorf("slice from 50, inclusive %v: row 50 returned %v", incl, row50)
-		}
+			row50, first := false, true
+			for s.NextUnfiltered() {
+				u := s.Unfiltered()
+				if first && !(u.Marker && bytes.Equal(u.Clustering[0], at50[0])) {
+					t.Fatalf("inclusive %v: first unfiltered %+v, want the deletion opening at 50", incl, u)
+				}
+				first = false
+				row50 = row50 || !u.Marker && bytes.Equal(u.Clustering[0], at50[0])
+			}
+			if err := s.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if row50 != incl {
+				t.Errorf("slice from 50, inclusive %v: row 50 returned %v", incl, row50)
+			}
+		})
 	}
 }

@@ -1,6 +1,37 @@
 package sstable
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Versions are the SSTable format versions the reader supports, by
+// format (Descriptor.Format), oldest first: ma…me (3.x), na, nb, nc (4.x,
+// and 5.0 in compatibility mode), oa (5.0 BIG), da (5.0 BTI). It is the
+// one list of them: ParseVersion accepts exactly these, and each version a
+// harness mode writes (internal/cassandratest's modes) must be here.
+//
+// To add a format version, touch:
+//   - this list, and ParseVersion's flags for what the version changes
+//     (a new flag where it changes something no flag covers yet, and the
+//     decoders under sstable/ that branch on it);
+//   - internal/cassandratest/mode.go, if the Cassandra of the harness
+//     writes it: the mode that writes it (its versions) or a new mode
+//     (its format, versions and cassandra.yaml settings); every corpus
+//     loop, the corpus generator and the harness's -mode follow that list;
+//   - for a new mode, TestCluster.MODES in the Trino suite
+//     (trino/src/test/java/io/sstableflight/trino/it/TestCluster.java),
+//     which internal/cassandratest's TestModeListsAgree holds to the list;
+//   - then regenerate the committed corpus (make corpus) and run the
+//     coverage check (make check-corpus-full).
+//
+// A new format beside big and bti also needs its name in descriptor.go's
+// pattern and its own index reader, as big/ and bti/ are.
+var Versions = map[string][]string{
+	"big": {"ma", "mb", "mc", "md", "me", "na", "nb", "nc", "oa"},
+	"bti": {"da"},
+}
 
 // Version is an SSTable format version (the two letters of the file name)
 // with the feature flags the reader branches on. Branch on the flags, never
@@ -37,22 +68,16 @@ type Version struct {
 	TokenSpaceCoverage        bool // oa+, da
 }
 
-// ParseVersion maps version letters to features. Accepted: ma…me (3.x),
-// na, nb, nc (4.x, 5.0 in compatibility mode), oa (5.0 BIG), da (5.0 BTI).
+// ParseVersion maps version letters to features. It accepts the versions
+// of Versions, each with its format.
 func ParseVersion(name string, format string) (Version, error) {
-	v := Version{Name: name}
-	switch format {
-	case "big":
-		if name < "ma" || name > "oa" || (name > "me" && name < "na") || (name > "nc" && name < "oa") {
-			return v, fmt.Errorf("parse sstable version %q: unsupported BIG version", name)
-		}
-	case "bti":
-		if name != "da" {
-			return v, fmt.Errorf("parse sstable version %q: unsupported BTI version", name)
-		}
-		v.BTI = true
-	default:
+	v := Version{Name: name, BTI: format == "bti"}
+	names, ok := Versions[format]
+	if !ok {
 		return v, fmt.Errorf("parse sstable version %q: unknown format %q", name, format)
+	}
+	if !slices.Contains(names, name) {
+		return v, fmt.Errorf("parse sstable version %q: unsupported %s version", name, strings.ToUpper(format))
 	}
 	atLeast := func(big string) bool { return v.BTI || name >= big }
 	v.MetadataChecksum = atLeast("na")

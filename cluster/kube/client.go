@@ -25,10 +25,11 @@ const userAgent = "sstable-flight"
 // a namespace's EndpointSlices, over net/http with the credentials of a
 // kubeconfig or of the pod's service account. It is not client-go:
 // linked, client-go, apimachinery and k8s.io/api raise the server's idle
-// RSS by 4-5 MiB whether discovery is on or off (issue #25: 25.0 MiB
-// with a REST client of the one API group and client-go's ListWatch,
-// 23.7 with its dynamic client, 20.0 without any of them), most of it
-// the pages of the binary their inits and types touch.
+// RSS by 4-5 MiB whether discovery is on or off (25.0 MiB with a REST
+// client of the one API group and client-go's ListWatch, 23.7 with its
+// dynamic client, 20.0 without any of them, against an idle-RSS target
+// of 21 MiB: docs/PERFORMANCE.md), most of it the pages of the binary
+// their inits and types touch.
 type Client struct {
 	server *url.URL // the API server, with any path prefix
 	http   *http.Client

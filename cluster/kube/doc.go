@@ -25,7 +25,8 @@
 // when, and the log saying when it fails and when it answers again.
 //
 // No client-go: linked, it and apimachinery raise the idle RSS of every
-// server by 4-5 MiB, discovery on or off (issue #25), for two calls.
+// server by 4-5 MiB, discovery on or off (a quarter of the 21 MiB target
+// in docs/PERFORMANCE.md), for two calls.
 // client.go makes them over net/http (credentials from kubeconfig.go or
 // the pod's service account, incluster.go), types.go decodes the few
 // fields read, watch.go is the loop a client-go reflector runs (a

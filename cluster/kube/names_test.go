@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,18 +18,20 @@ func TestNamesAsAPIMachinery(t *testing.T) {
 		strings.Repeat("a", 63), strings.Repeat("a", 64), "a" + strings.Repeat("0", 62), "0" + strings.Repeat("a", 62),
 	}
 	for _, n := range names {
-		for _, c := range []struct {
-			what  string
-			ours  error
-			their []string
-		}{
-			{"DNS-1123 label (namespace)", checkName(n, 63, false), validation.IsDNS1123Label(n)},
-			{"DNS-1035 label (service)", checkName(n, 63, true), validation.IsDNS1035Label(n)},
-			{"IANA service name (port)", checkPortName(n), validation.IsValidPortName(n)},
-		} {
-			if (c.ours == nil) != (len(c.their) == 0) {
-				t.Errorf("%s %q: ours %v, apimachinery's %v", c.what, n, c.ours, c.their)
+		t.Run(strconv.Quote(n), func(t *testing.T) {
+			for _, c := range []struct {
+				what  string
+				ours  error
+				their []string
+			}{
+				{"DNS-1123 label (namespace)", checkName(n, 63, false), validation.IsDNS1123Label(n)},
+				{"DNS-1035 label (service)", checkName(n, 63, true), validation.IsDNS1035Label(n)},
+				{"IANA service name (port)", checkPortName(n), validation.IsValidPortName(n)},
+			} {
+				if (c.ours == nil) != (len(c.their) == 0) {
+					t.Errorf("%s %q: ours %v, apimachinery's %v", c.what, n, c.ours, c.their)
+				}
 			}
-		}
+		})
 	}
 }

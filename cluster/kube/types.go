@@ -5,8 +5,9 @@ import "encoding/json"
 // The parts of the discovery.k8s.io/v1 API the Source reads, decoded
 // from the API server's JSON: the fields of k8s.io/api/discovery/v1 it
 // uses, under the same names. Those types are not linked (k8s.io/api,
-// apimachinery and client-go cost the server 5 MiB of idle RSS, issue
-// #25); mapping_test decodes the real types' JSON into these.
+// apimachinery and client-go cost the server 5 MiB of idle RSS, a
+// quarter of its target in docs/PERFORMANCE.md); mapping_test decodes
+// the real types' JSON into these.
 
 // endpointSlice is an EndpointSlice.
 type endpointSlice struct {

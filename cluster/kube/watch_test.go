@@ -81,8 +81,10 @@ func TestGoneAsksForAList(t *testing.T) {
 		t.Errorf("ERROR 500: %v, want an error with the message", err)
 	}
 	for _, ev := range []watchEvent{{Type: "SURPRISE", Object: json.RawMessage(`{}`)}, {Type: eventAdded, Object: json.RawMessage(`[1]`)}} {
-		if err := s.apply(ev, new(map[string]*endpointSlice)); err == nil {
-			t.Errorf("event %s %s: no error", ev.Type, ev.Object)
-		}
+		t.Run(string(ev.Type), func(t *testing.T) {
+			if err := s.apply(ev, new(map[string]*endpointSlice)); err == nil {
+				t.Errorf("event %s %s: no error", ev.Type, ev.Object)
+			}
+		})
 	}
 }

@@ -12,4 +12,5 @@
 //	cassandra-harness nodetool -dir DIR ARGS...       Cassandra's NodeTool
 //	cassandra-harness sstabledump -dir DIR DATA.db    Cassandra's SSTableExport
 //	cassandra-harness env -dir DIR                    print the connection variables (node or cluster)
+//	cassandra-harness modes                           print the storage modes: name, SSTable format, versions
 package main

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -31,13 +32,21 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: cassandra-harness run|start|stop|nodetool|sstabledump|env [flags] [args]")
+	fmt.Fprintln(os.Stderr, "usage: cassandra-harness run|start|stop|nodetool|sstabledump|env|modes [flags] [args]")
 	os.Exit(2)
 }
 
 func dispatch(ctx context.Context, verb string, args []string) (int, error) {
+	if verb == "modes" {
+		// One line per mode, in corpus order, for scripts and for whoever
+		// wonders what -mode accepts: "nb big nb,nc".
+		for _, m := range cassandratest.Modes {
+			fmt.Printf("%s %s %s\n", m, m.Format(), strings.Join(m.Versions(), ","))
+		}
+		return 0, nil
+	}
 	fs := flag.NewFlagSet(verb, flag.ExitOnError)
-	mode := fs.String("mode", "oa", "storage mode: nb, oa or da")
+	mode := fs.String("mode", "oa", "storage mode: one of "+strings.Join(cassandratest.ModeNames(), ", "))
 	dir := fs.String("dir", "", "node directory (config, data, logs, node.json)")
 	heap := fs.Int("heap-mb", 0, "JVM heap in MiB (default 768; 512 per cluster node)")
 	nodes := fs.Int("cluster", 0, "also (run) or instead (start) a cluster of this many nodes on 127.0.0.1, .2, …")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 
+	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/internal/diskdamage"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar/sidecartest"
 )
@@ -56,7 +57,7 @@ func sweepBinary(t *testing.T, bin string, mi int, mode string) {
 	tmp := t.TempDir()
 	data, outside := filepath.Join(tmp, "data"), filepath.Join(tmp, "outside")
 	must0(t, os.MkdirAll(outside, 0o755))
-	formats := []string{"nb", "oa", "da"}
+	formats := corpus.Modes
 	var cases []sweepCase
 	for _, format := range formats {
 		src := must(filepath.Glob(filepath.Join("../../testdata/corpus", format, "corpus", "timestamps-*")))

@@ -35,8 +35,8 @@ func TestLinksNoKubernetesModule(t *testing.T) {
 	}
 }
 
-// idleAfter is when the idle resident set is read: issue #25's "ps -o
-// rss 3 s after start".
+// idleAfter is when the idle resident set is read: the idle-RSS target
+// of docs/PERFORMANCE.md is "ps -o rss 3 s after start".
 const idleAfter = 3 * time.Second
 
 // BenchmarkIdleRSS starts the server over the committed oa corpus
@@ -48,7 +48,8 @@ const idleAfter = 3 * time.Second
 // binary-MB is the executable's size. It reports and does not judge:
 // what a shared machine's load does to one start is no verdict on the
 // binary (make idle-rss runs five starts; TestLinksNoKubernetesModule
-// guards the cause of issue #25's regression in every test run).
+// guards, in every test run, against what once raised it by 5 MiB:
+// linking Kubernetes' client modules).
 //
 // Before each start the binary's pages are dropped from the page cache,
 // so each start reads it from disk as a container's first start does:

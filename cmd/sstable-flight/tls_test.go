@@ -78,15 +78,17 @@ func TestBadTLSRefused(t *testing.T) {
 			{"TLS without a client certificate", grpc.WithTransportCredentials(credentials.NewTLS(p.clientTLS(false))), false},
 			{"TLS with a client certificate", grpc.WithTransportCredentials(credentials.NewTLS(p.clientTLS(true))), true},
 		} {
-			c, err := flight.NewClientWithMiddleware(s.addr, nil, nil, tc.opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = listFlights(ctx, c)
-			c.Close()
-			if (err == nil) != tc.ok {
-				s.fatalf(t, "%s: ListFlights: %v, want success %v", tc.name, err, tc.ok)
-			}
+			t.Run(tc.name, func(t *testing.T) {
+				c, err := flight.NewClientWithMiddleware(s.addr, nil, nil, tc.opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = listFlights(ctx, c)
+				c.Close()
+				if (err == nil) != tc.ok {
+					s.fatalf(t, "%s: ListFlights: %v, want success %v", tc.name, err, tc.ok)
+				}
+			})
 		}
 	})
 }

@@ -2,6 +2,7 @@ package cassandratest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -54,18 +55,20 @@ func TestSharedClusterIsUp(t *testing.T) {
 
 func TestDefaultPlaces(t *testing.T) {
 	for n, want := range map[int]string{1: "rack1", 2: "rack1 rack2", 3: "rack1 rack1 rack2", 4: "rack1 rack1 rack2 rack2"} {
-		var got string
-		for i, p := range DefaultPlaces(n) {
-			if p.DC != "dc1" {
-				t.Errorf("%d nodes: node %d in %s", n, i, p.DC)
+		t.Run(fmt.Sprintf("%d nodes", n), func(t *testing.T) {
+			var got string
+			for i, p := range DefaultPlaces(n) {
+				if p.DC != "dc1" {
+					t.Errorf("%d nodes: node %d in %s", n, i, p.DC)
+				}
+				if i > 0 {
+					got += " "
+				}
+				got += p.Rack
 			}
-			if i > 0 {
-				got += " "
+			if got != want {
+				t.Errorf("%d nodes: racks %q, want %q", n, got, want)
 			}
-			got += p.Rack
-		}
-		if got != want {
-			t.Errorf("%d nodes: racks %q, want %q", n, got, want)
-		}
+		})
 	}
 }

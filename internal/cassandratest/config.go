@@ -9,33 +9,6 @@ import (
 	"github.com/sstable-flight/sstable-flight/internal/cassandrajvm"
 )
 
-// Mode selects which SSTable format the node writes. It is a node-wide
-// setting, so each mode needs its own node (and its own data directory:
-// storage_compatibility_mode cannot be lowered once data was written).
-type Mode string
-
-const (
-	// ModeNB keeps 4.x compatibility: BIG format, version nb (or nc).
-	ModeNB Mode = "nb"
-	// ModeOA is 5.0's own BIG format, version oa.
-	ModeOA Mode = "oa"
-	// ModeDA is 5.0's trie-indexed BTI format, version da.
-	ModeDA Mode = "da"
-)
-
-// Modes lists every mode in the order the corpus is generated.
-var Modes = []Mode{ModeNB, ModeOA, ModeDA}
-
-// ParseMode accepts the three mode names.
-func ParseMode(s string) (Mode, error) {
-	for _, m := range Modes {
-		if string(m) == s {
-			return m, nil
-		}
-	}
-	return "", fmt.Errorf("parse storage mode %q: want one of nb, oa, da", s)
-}
-
 // ports are the loopback ports one node listens on.
 type ports struct {
 	CQL, Storage, JMX int
@@ -140,16 +113,11 @@ request_timeout: 30s
 			return fmt.Errorf("write %s: %w", rackDCFile, err)
 		}
 	}
-	switch mode {
-	case ModeNB:
-		b.WriteString("storage_compatibility_mode: CASSANDRA_4\n")
-	case ModeOA:
-		b.WriteString("storage_compatibility_mode: NONE\n")
-	case ModeDA:
-		b.WriteString("storage_compatibility_mode: NONE\nsstable:\n  selected_format: bti\n")
-	default:
-		return fmt.Errorf("write cassandra.yaml: unknown mode %q", mode)
+	storage, err := mode.storageYAML()
+	if err != nil {
+		return fmt.Errorf("write cassandra.yaml: %w", err)
 	}
+	b.WriteString(storage)
 	b.WriteString(securityYAML(c.Auth, c.TLS))
 	if err := os.WriteFile(filepath.Join(dir, "conf", "cassandra.yaml"), []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("write cassandra.yaml: %w", err)

@@ -12,6 +12,10 @@
 // org.apache.cassandra.service.CassandraDaemon on that classpath with a
 // minimal cassandra.yaml written per node, bound to 127.0.0.1 only.
 //
+// Each node writes one SSTable format, chosen by its Mode (nb, oa, da);
+// mode.go is the one list of the modes, with the format, versions and
+// cassandra.yaml settings of each, and what to touch to add one.
+//
 // A node may run as operators run Cassandra (security.go): with
 // PasswordAuthenticator (Options.Auth: the default superuser, and a login
 // role created once it is up) and with TLS only on its CQL port

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,8 +51,9 @@ func TestSharedNodeWritesFlushesCompactsDumps(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("after major compaction: want 1 Data.db, got %v", files)
 	}
-	wantPrefix := map[Mode]string{ModeOA: "oa-", ModeDA: "da-", ModeNB: "n"}[n.Mode]
-	if !strings.HasPrefix(filepath.Base(files[0]), wantPrefix) {
+	name := filepath.Base(files[0])
+	version, _, _ := strings.Cut(name, "-")
+	if !slices.Contains(n.Mode.Versions(), version) || !strings.Contains(name, "-"+n.Mode.Format()+"-") {
 		t.Errorf("mode %s wrote %s", n.Mode, filepath.Base(files[0]))
 	}
 	out, err := n.SSTableDump(ctx, files[0])
@@ -81,9 +83,11 @@ func TestSharedNodeWritesFlushesCompactsDumps(t *testing.T) {
 		t.Fatalf("sstabledump partitions: got %v, want %v", got, want)
 	}
 	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("partition %s: got %v, want %v", k, got[k], v)
-		}
+		t.Run(k, func(t *testing.T) {
+			if got[k] != v {
+				t.Errorf("partition %s: got %v, want %v", k, got[k], v)
+			}
+		})
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 )
 
 // Sorted returns c's tables in name order. Tables is a map: a test that
@@ -53,8 +55,9 @@ func (c *Cases) Ran() int { return c.ran }
 // corpus applies.
 func (c *Cases) All() bool { return c.ran == c.all }
 
-// Modes are the corpus' SSTable formats, oldest first.
-var Modes = []string{"nb", "oa", "da"}
+// Modes are the corpus' SSTable formats, oldest first: the names of
+// cassandratest.Modes, one directory <root>/<mode> each.
+var Modes = cassandratest.ModeNames()
 
 // Tables runs fn as a case for every table of every mode of the corpus
 // under root (<root>/<mode>, each as Load reads it), named

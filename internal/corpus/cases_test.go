@@ -11,9 +11,11 @@ func TestSSTableCase(t *testing.T) {
 		"corpus/da/corpus/comp_lz4_4k-4bc93720ece511f19bc11f76f4dfd68a/da-2-bti-Partitions.db": "da/comp_lz4_4k/da-2-bti",
 		"corpus/nb/corpus/many-4b6d0d60ece511f19bc11f76f4dfd68a/expected.json":                 "nb/many/expected.json",
 	} {
-		if got := SSTableCase(filepath.FromSlash(in)); got != want {
-			t.Errorf("SSTableCase(%s) = %s, want %s", in, got, want)
-		}
+		t.Run(want, func(t *testing.T) {
+			if got := SSTableCase(filepath.FromSlash(in)); got != want {
+				t.Errorf("SSTableCase(%s) = %s, want %s", in, got, want)
+			}
+		})
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 )
 
 // Feature is one item of the coverage list: something every mode's corpus
@@ -128,7 +130,7 @@ func Check(dir string) []error {
 		return []error{err}
 	}
 	var errs []error
-	allowed := map[string][]string{"nb": {"nb", "nc"}, "oa": {"oa"}, "da": {"da"}}[c.Manifest.StorageMode]
+	allowed := cassandratest.Mode(c.Manifest.StorageMode).Versions()
 	if allowed == nil {
 		errs = append(errs, fmt.Errorf("%s: manifest names unknown storage mode %q", dir, c.Manifest.StorageMode))
 	}

@@ -24,7 +24,7 @@ func root(t *testing.T) string {
 // TestCoverage checks the coverage list against every mode of a corpus
 // (the committed one, or the regenerated one given with -corpus).
 func TestCoverage(t *testing.T) {
-	for _, mode := range []string{"nb", "oa", "da"} {
+	for _, mode := range Modes {
 		t.Run(mode, func(t *testing.T) {
 			for _, err := range Check(filepath.Join(root(t), mode)) {
 				t.Error(err)

@@ -1,5 +1,7 @@
-// Package diskdamage is the damaged-disk sweep of issue #15, shared by
-// the tests that run it: flightserver's, against an in-process server in
+// Package diskdamage is the damaged-disk sweep, which proves that a
+// damaged or missing SSTable file fails a read with an error naming the
+// file, never a wrong answer or a crash; it is shared by the tests that
+// run it: flightserver's, against an in-process server in
 // every snapshot mode, and cmd/sstable-flight's, against the binary.
 //
 // The sweep damages one component file of an SSTable in each of the ways

@@ -12,16 +12,16 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 )
 
-// Prefix is the SSTable the sweep damages in a format's corpus
-// timestamps table: generation 3, which holds the newest values of some
-// rows, so leaving it out shows.
-func Prefix(format string) string {
-	if format == "da" {
-		return "da-3-bti"
-	}
-	return format + "-3-big"
+// Prefix is the SSTable the sweep damages in a mode's corpus timestamps
+// table (mode is one of cassandratest.Modes): generation 3, which holds
+// the newest values of some rows, so leaving it out shows. The corpus's
+// SSTables carry their mode's name as version and its format.
+func Prefix(mode string) string {
+	return mode + "-3-" + cassandratest.Mode(mode).Format()
 }
 
 // Query is a named read of the damaged table.

@@ -44,9 +44,11 @@ func TestMapEvictionOrder(t *testing.T) {
 		t.Fatalf("removed keys %v values %v, want keys %v", r.keys, r.vals, want)
 	}
 	for k, want := range map[int]bool{1: false, 2: false, 3: false, 4: true, 5: true} {
-		if _, ok := m.Peek(k); ok != want {
-			t.Errorf("key %d cached %v, want %v", k, ok, want)
-		}
+		t.Run(fmt.Sprint(k), func(t *testing.T) {
+			if _, ok := m.Peek(k); ok != want {
+				t.Errorf("key %d cached %v, want %v", k, ok, want)
+			}
+		})
 	}
 	if m.Len() != 2 || m.Weight() != 3 {
 		t.Fatalf("%d entries weighing %d, want 2 and 3", m.Len(), m.Weight())

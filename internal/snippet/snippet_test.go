@@ -14,12 +14,14 @@ func TestSnippetsAreShortAndQuoted(t *testing.T) {
 		"Around":      Around(long, 4000, Max),
 		"Cut":         Cut(long, 40),
 	} {
-		if len(got) > 3*Max+40 || strings.ContainsAny(got, "\x00\xff") && name != "Cut" {
-			t.Errorf("%s: %d bytes: %q", name, len(got), got)
-		}
-		if !strings.Contains(got, "8000") && !strings.Contains(got, "7960") {
-			t.Errorf("%s does not say how long the whole was: %q", name, got)
-		}
+		t.Run(name, func(t *testing.T) {
+			if len(got) > 3*Max+40 || strings.ContainsAny(got, "\x00\xff") && name != "Cut" {
+				t.Errorf("%s: %d bytes: %q", name, len(got), got)
+			}
+			if !strings.Contains(got, "8000") && !strings.Contains(got, "7960") {
+				t.Errorf("%s does not say how long the whole was: %q", name, got)
+			}
+		})
 	}
 	if got := Quote([]byte("Data.db")); got != `"Data.db"` {
 		t.Errorf("short: %s", got)

@@ -2,6 +2,7 @@ package big
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
@@ -71,12 +72,14 @@ func TestPrefixEncoding(t *testing.T) {
 
 	// Damage: static kind, a kind past 7, a bound larger than the types.
 	for _, bad := range [][]byte{{KindStatic}, {8}, {KindExclEndBound, 0, 5}} {
-		d = base.NewDecbuf(bad, "f", "Index.db", 0)
-		readPrefix(&d, types, nil)
-		wantCorruption(t, d.Err(), "f", "Index.db")
-		if d.Err() == nil {
-			t.Errorf("% x decoded", bad)
-		}
+		t.Run(fmt.Sprintf("%x", bad), func(t *testing.T) {
+			d = base.NewDecbuf(bad, "f", "Index.db", 0)
+			readPrefix(&d, types, nil)
+			wantCorruption(t, d.Err(), "f", "Index.db")
+			if d.Err() == nil {
+				t.Errorf("% x decoded", bad)
+			}
+		})
 	}
 }
 
@@ -96,11 +99,13 @@ func TestDeletionTime(t *testing.T) {
 		{[]byte{0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 5}, false, DeletionTime{5, 9}, false},
 		{[]byte{0, 0, 0}, false, DeletionTime{}, true},
 	} {
-		d := base.NewDecbuf(tc.in, "f", "Index.db", 0)
-		got := readDeletionTime(&d, tc.uint)
-		if tc.bad != (d.Err() != nil) || (!tc.bad && (got != tc.want || d.Len() != 0)) {
-			t.Errorf("% x (uint %v): %+v, err %v", tc.in, tc.uint, got, d.Err())
-		}
+		t.Run(fmt.Sprintf("%x", tc.in), func(t *testing.T) {
+			d := base.NewDecbuf(tc.in, "f", "Index.db", 0)
+			got := readDeletionTime(&d, tc.uint)
+			if tc.bad != (d.Err() != nil) || (!tc.bad && (got != tc.want || d.Len() != 0)) {
+				t.Errorf("% x (uint %v): %+v, err %v", tc.in, tc.uint, got, d.Err())
+			}
+		})
 	}
 }
 

@@ -355,10 +355,12 @@ func TestDecoratedKeyEscaping(t *testing.T) {
 		{[]byte{0x41, 0, 0x42, 0}, "4100ff4200fe38"},
 		{[]byte{0}, "00fe38"},
 	} {
-		got := DecoratedKey(nil, 0, tc.key)
-		if want := "4080000000000000004" + "0" + tc.tail; fmt.Sprintf("%x", got) != want {
-			t.Errorf("key % x: got %x, want %s", tc.key, got, want)
-		}
+		t.Run(fmt.Sprintf("key=%x", tc.key), func(t *testing.T) {
+			got := DecoratedKey(nil, 0, tc.key)
+			if want := "4080000000000000004" + "0" + tc.tail; fmt.Sprintf("%x", got) != want {
+				t.Errorf("key % x: got %x, want %s", tc.key, got, want)
+			}
+		})
 	}
 	// Token sign flip: the minimum token sorts first.
 	if a, b := DecoratedKey(nil, -1<<63, nil), DecoratedKey(nil, 1<<63-1, nil); bytes.Compare(a, b) >= 0 {

@@ -45,6 +45,12 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 public final class TestCluster
         implements AutoCloseable
 {
+    /**
+     * The corpus formats, one server each: the Go harness's storage modes,
+     * in its order. Their one list is internal/cassandratest/mode.go
+     * ({@code go run ./cmd/cassandra-harness modes} prints it), and its
+     * TestModeListsAgree fails when this one differs.
+     */
     public static final List<String> MODES = List.of("nb", "oa", "da");
     /** The server with TLS and a token reads this mode's corpus. */
     public static final String TLS_MODE = "oa";
