@@ -46,7 +46,8 @@ const (
 
 const pkg = "org.apache.cassandra.db.marshal."
 
-// nativeInfo describes a parameterless Cassandra type.
+// nativeInfo describes a parameterless Cassandra type: the one home of
+// these facts for every package that reads values or CQL types.
 type nativeInfo struct {
 	class string // class name without the package
 	cql   string // CQL name
@@ -58,30 +59,36 @@ type nativeInfo struct {
 	// values carry a vint length prefix although their payload size never
 	// varies (Cassandra keeps that framing for compatibility).
 	fixed int
+	// width is the size of every non-empty value as the type's serializer
+	// validates it and the native protocol carries it, -1 when it varies.
+	// It differs from fixed for the types above: a smallint is 2 bytes
+	// behind a length. A counter is a long in CQL; its SSTable cell holds
+	// a counter context instead, which is not a value of this width.
+	width int
 }
 
 var natives = [...]nativeInfo{
-	Ascii:     {"AsciiType", "ascii", -1},
-	BigInt:    {"LongType", "bigint", 8},
-	Blob:      {"BytesType", "blob", -1},
-	Boolean:   {"BooleanType", "boolean", 1},
-	Counter:   {"CounterColumnType", "counter", -1},
-	Date:      {"SimpleDateType", "date", -1},
-	Decimal:   {"DecimalType", "decimal", -1},
-	Double:    {"DoubleType", "double", 8},
-	Duration:  {"DurationType", "duration", -1},
-	Float:     {"FloatType", "float", 4},
-	Inet:      {"InetAddressType", "inet", -1},
-	Int:       {"Int32Type", "int", 4},
-	SmallInt:  {"ShortType", "smallint", -1},
-	Text:      {"UTF8Type", "text", -1},
-	Time:      {"TimeType", "time", -1},
-	Timestamp: {"TimestampType", "timestamp", 8},
-	TimeUUID:  {"TimeUUIDType", "timeuuid", 16},
-	TinyInt:   {"ByteType", "tinyint", -1},
-	UUID:      {"UUIDType", "uuid", 16},
-	VarInt:    {"IntegerType", "varint", -1},
-	Empty:     {"EmptyType", "empty", 0},
+	Ascii:     {"AsciiType", "ascii", -1, -1},
+	BigInt:    {"LongType", "bigint", 8, 8},
+	Blob:      {"BytesType", "blob", -1, -1},
+	Boolean:   {"BooleanType", "boolean", 1, 1},
+	Counter:   {"CounterColumnType", "counter", -1, 8},
+	Date:      {"SimpleDateType", "date", -1, 4},
+	Decimal:   {"DecimalType", "decimal", -1, -1},
+	Double:    {"DoubleType", "double", 8, 8},
+	Duration:  {"DurationType", "duration", -1, -1},
+	Float:     {"FloatType", "float", 4, 4},
+	Inet:      {"InetAddressType", "inet", -1, -1},
+	Int:       {"Int32Type", "int", 4, 4},
+	SmallInt:  {"ShortType", "smallint", -1, 2},
+	Text:      {"UTF8Type", "text", -1, -1},
+	Time:      {"TimeType", "time", -1, 8},
+	Timestamp: {"TimestampType", "timestamp", 8, 8},
+	TimeUUID:  {"TimeUUIDType", "timeuuid", 16, 16},
+	TinyInt:   {"ByteType", "tinyint", -1, 1},
+	UUID:      {"UUIDType", "uuid", 16, 16},
+	VarInt:    {"IntegerType", "varint", -1, -1},
+	Empty:     {"EmptyType", "empty", 0, 0},
 }
 
 // Class names of the parameterised kinds, without the package.
@@ -121,6 +128,42 @@ func (k Kind) String() string {
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
+
+// ValueWidth returns the size in bytes of every non-empty value of a
+// native kind, as its serializer validates it and CQL carries it: 4 for
+// an int or a date, 2 for a smallint, 8 for a counter's long, 0 for empty;
+// -1 when the size varies (text, blob, inet, varint, decimal, duration)
+// and for the parameterised kinds. It is the payload, not the framing
+// (Type.FixedLength): a smallint is 2 bytes, written behind a length.
+// Cassandra accepts an empty value of most kinds besides these sizes.
+func (k Kind) ValueWidth() int {
+	if k.IsNative() {
+		return natives[k].width
+	}
+	return -1
+}
+
+// CQLNative returns the native kind a CQL type name denotes: "int",
+// "text" and its alias "varchar", and so on, and "empty", as
+// system_schema.columns spells an EmptyType column (CQL has no keyword
+// for it: a CREATE TABLE names the class as a custom type). ok is false
+// for every other name, among them the parameterised types' ("list") and
+// user types'. Names are matched as given: CQL lower-cases unquoted
+// identifiers before.
+func CQLNative(name string) (k Kind, ok bool) {
+	k, ok = cqlKinds[name]
+	return k, ok
+}
+
+// cqlKinds maps the CQL names of the native kinds, and varchar, to them.
+var cqlKinds = func() map[string]Kind {
+	m := make(map[string]Kind, int(Empty)+1)
+	for k := Ascii; k <= Empty; k++ {
+		m[natives[k].cql] = k
+	}
+	m["varchar"] = Text
+	return m
+}()
 
 // IsNative reports whether k is a parameterless Cassandra type.
 func (k Kind) IsNative() bool { return k >= Ascii && k <= Empty }
