@@ -3,6 +3,7 @@ package marshal
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 )
 
 // Values inside values: the framing of frozen collections, tuples, UDTs
@@ -50,11 +51,17 @@ import (
 // After the first fault, More and End report false and Next returns no
 // value; Err describes that fault.
 type Elements struct {
-	b     []byte // the whole serialized value: offsets in faults are into it
-	off   int    // where the next value starts
-	left  int    // values still announced; -1 for tuple and UDT fields
-	n     int    // entries announced: a collection's count, a vector's dimension
-	width int    // vector elements: the fixed width, -1 behind vint lengths
+	// b is the whole serialized value and off where the next value
+	// starts. Next only moves off: storing a slice into *e would cost a
+	// write barrier check per value.
+	b   []byte
+	off int
+	// left counts the values still announced; for tuple and UDT fields,
+	// which announce none, it starts at math.MaxInt. A fault sets it to 0,
+	// so that Next tests one number before it reads.
+	left  int
+	n     int // entries announced: a collection's count, a vector's dimension
+	width int // frameFixed: the elements' width
 	frame frame
 	fault fault
 	x, y  int64 // the fault's figures
@@ -64,9 +71,10 @@ type Elements struct {
 type frame uint8
 
 const (
-	frameInt32 frame = iota // int32 length, negative for null
-	frameUvint              // unsigned vint length
-	frameFixed              // no length: Elements.width bytes
+	frameInt32  frame = iota // int32 length, negative for null; counted
+	frameFields              // the same, not counted: until the bytes end
+	frameUvint               // unsigned vint length
+	frameFixed               // no length: Elements.width bytes
 )
 
 // fault is why Elements stopped; Err spells it out with x and y.
@@ -75,7 +83,7 @@ type fault uint8
 const (
 	faultNone        fault = iota
 	faultShortCount        // x: the value's length
-	faultCount             // x: the count, y: its multiple of values per entry
+	faultCount             // x: the count, y: values per entry
 	faultShortLength       // x: offset of the length
 	faultOverrun           // x: the length, y: offset of the length
 	faultTrailing          // x: offset of the first byte left
@@ -90,7 +98,7 @@ const (
 // entry is a key and a value) from its serialized bytes v. The count is
 // read at once: Len returns it and Err says why it is unusable.
 func CollectionElements(v []byte, per int) Elements {
-	e := Elements{b: v, width: -1}
+	e := Elements{b: v}
 	if len(v) < 4 {
 		e.fail(faultShortCount, int64(len(v)), 0)
 		return e
@@ -109,7 +117,7 @@ func CollectionElements(v []byte, per int) Elements {
 // the ones its type declares while More reports one is left, treats the
 // missing ones as null, and calls End to check nothing follows.
 func FieldElements(v []byte) Elements {
-	return Elements{b: v, left: -1, width: -1}
+	return Elements{b: v, left: math.MaxInt, frame: frameFields}
 }
 
 // VectorElements reads a vector of dim elements from its serialized bytes
@@ -118,13 +126,13 @@ func FieldElements(v []byte) Elements {
 // not positive, a fixed-width vector whose length is not dim times width,
 // or a length too short for dim one-byte lengths is a fault at once.
 func VectorElements(v []byte, dim, width int) Elements {
-	e := Elements{b: v, width: width, frame: frameUvint}
+	e := Elements{b: v, frame: frameUvint}
 	switch {
 	case dim <= 0:
 		e.fail(faultDimension, int64(dim), 0)
 		return e
 	case width >= 0:
-		e.frame = frameFixed
+		e.frame, e.width = frameFixed, width
 		if int64(width)*int64(dim) != int64(len(v)) {
 			e.fail(faultFixedVector, int64(dim), int64(width))
 			return e
@@ -147,7 +155,7 @@ func (e *Elements) Len() int { return e.n }
 // dimension announces, or, for fields, any byte left. It is false after a
 // fault.
 func (e *Elements) More() bool {
-	return e.fault == faultNone && (e.left > 0 || e.left < 0 && e.off < len(e.b))
+	return e.left > 0 && (e.frame != frameFields || e.off < len(e.b))
 }
 
 // Next returns the next value: nil for a null one, otherwise a subslice
@@ -155,20 +163,38 @@ func (e *Elements) More() bool {
 // false on a fault: a length cut short or overrunning the bytes left, or
 // a read past the values announced.
 func (e *Elements) Next() (v []byte, ok bool) {
-	if e.fault != faultNone {
-		return nil, false
-	}
-	if e.left == 0 {
-		e.fail(faultBeyondLast, int64(e.n), 0)
+	if e.left <= 0 {
+		if e.fault == faultNone {
+			e.fail(faultBeyondLast, int64(e.n), 0)
+		}
 		return nil, false
 	}
 	start := e.off
 	switch e.frame {
+	case frameInt32, frameFields:
+		if len(e.b)-start < 4 {
+			if e.frame == frameFields && start == len(e.b) {
+				e.fail(faultNoneLeft, int64(start), 0)
+			} else {
+				e.fail(faultShortLength, int64(start), 0)
+			}
+			return nil, false
+		}
+		l := int64(int32(binary.BigEndian.Uint32(e.b[start:])))
+		begin := start + 4
+		if l > int64(len(e.b)-begin) {
+			e.fail(faultOverrun, l, int64(start))
+			return nil, false
+		}
+		e.off = begin
+		if l >= 0 { // else null: v stays nil
+			end := begin + int(l)
+			v, e.off = e.b[begin:end:end], end
+		}
 	case frameFixed:
 		end := start + e.width
-		v = e.b[start:end:end]
-		e.off = end
-	case frameUvint:
+		v, e.off = e.b[start:end:end], end
+	default:
 		l, n, err := ReadUvint(e.b[start:])
 		if err != nil {
 			e.fail(faultShortLength, int64(start), 0)
@@ -180,39 +206,14 @@ func (e *Elements) Next() (v []byte, ok bool) {
 		}
 		begin := start + n
 		end := begin + int(l)
-		v = e.b[begin:end:end]
-		e.off = end
-	default:
-		if len(e.b)-start < 4 {
-			if e.left < 0 && start == len(e.b) {
-				e.fail(faultNoneLeft, int64(start), 0)
-			} else {
-				e.fail(faultShortLength, int64(start), 0)
-			}
-			return nil, false
-		}
-		l := int64(int32(binary.BigEndian.Uint32(e.b[start:])))
-		begin := start + 4
-		e.off = begin
-		if l < 0 {
-			break // null: v stays nil
-		}
-		if l > int64(len(e.b)-begin) {
-			e.fail(faultOverrun, l, int64(start))
-			return nil, false
-		}
-		end := begin + int(l)
-		v = e.b[begin:end:end]
-		e.off = end
+		v, e.off = e.b[begin:end:end], end
 	}
-	if e.left > 0 {
-		e.left--
-	}
+	e.left--
 	return v, true
 }
 
 // End reports whether the value has been read to its last byte without a
-// fault; bytes left after the values read are a fault (faultTrailing).
+// fault; bytes left after the values read are a fault.
 func (e *Elements) End() bool {
 	if e.fault != faultNone {
 		return false
@@ -237,7 +238,7 @@ func (e *Elements) Err() error {
 }
 
 func (e *Elements) fail(f fault, x, y int64) {
-	e.fault, e.x, e.y = f, x, y
+	e.fault, e.x, e.y, e.left = f, x, y, 0
 }
 
 func (e *Elements) describe() string {
