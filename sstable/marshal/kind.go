@@ -59,36 +59,47 @@ type nativeInfo struct {
 	// values carry a vint length prefix although their payload size never
 	// varies (Cassandra keeps that framing for compatibility).
 	fixed int
-	// width is the size of every non-empty value as the type's serializer
-	// validates it and the native protocol carries it, -1 when it varies.
-	// It differs from fixed for the types above: a smallint is 2 bytes
-	// behind a length. A counter is a long in CQL; its SSTable cell holds
-	// a counter context instead, which is not a value of this width.
-	width int
 }
 
 var natives = [...]nativeInfo{
-	Ascii:     {"AsciiType", "ascii", -1, -1},
-	BigInt:    {"LongType", "bigint", 8, 8},
-	Blob:      {"BytesType", "blob", -1, -1},
-	Boolean:   {"BooleanType", "boolean", 1, 1},
-	Counter:   {"CounterColumnType", "counter", -1, 8},
-	Date:      {"SimpleDateType", "date", -1, 4},
-	Decimal:   {"DecimalType", "decimal", -1, -1},
-	Double:    {"DoubleType", "double", 8, 8},
-	Duration:  {"DurationType", "duration", -1, -1},
-	Float:     {"FloatType", "float", 4, 4},
-	Inet:      {"InetAddressType", "inet", -1, -1},
-	Int:       {"Int32Type", "int", 4, 4},
-	SmallInt:  {"ShortType", "smallint", -1, 2},
-	Text:      {"UTF8Type", "text", -1, -1},
-	Time:      {"TimeType", "time", -1, 8},
-	Timestamp: {"TimestampType", "timestamp", 8, 8},
-	TimeUUID:  {"TimeUUIDType", "timeuuid", 16, 16},
-	TinyInt:   {"ByteType", "tinyint", -1, 1},
-	UUID:      {"UUIDType", "uuid", 16, 16},
-	VarInt:    {"IntegerType", "varint", -1, -1},
-	Empty:     {"EmptyType", "empty", 0, 0},
+	Ascii:     {"AsciiType", "ascii", -1},
+	BigInt:    {"LongType", "bigint", 8},
+	Blob:      {"BytesType", "blob", -1},
+	Boolean:   {"BooleanType", "boolean", 1},
+	Counter:   {"CounterColumnType", "counter", -1},
+	Date:      {"SimpleDateType", "date", -1},
+	Decimal:   {"DecimalType", "decimal", -1},
+	Double:    {"DoubleType", "double", 8},
+	Duration:  {"DurationType", "duration", -1},
+	Float:     {"FloatType", "float", 4},
+	Inet:      {"InetAddressType", "inet", -1},
+	Int:       {"Int32Type", "int", 4},
+	SmallInt:  {"ShortType", "smallint", -1},
+	Text:      {"UTF8Type", "text", -1},
+	Time:      {"TimeType", "time", -1},
+	Timestamp: {"TimestampType", "timestamp", 8},
+	TimeUUID:  {"TimeUUIDType", "timeuuid", 16},
+	TinyInt:   {"ByteType", "tinyint", -1},
+	UUID:      {"UUIDType", "uuid", 16},
+	VarInt:    {"IntegerType", "varint", -1},
+	Empty:     {"EmptyType", "empty", 0},
+}
+
+// valueWidths is the size of every non-empty value of a native kind as
+// its serializer validates it and the native protocol carries it, -1 when
+// it varies. It differs from nativeInfo.fixed for the types that keep a
+// length prefix: a smallint is 2 bytes behind a length. A counter is a
+// long in CQL; its SSTable cell holds a counter context instead, which is
+// not a value of this width.
+//
+// NB: a table of its own rather than a field of nativeInfo: the SSTable
+// decoder reads fixed per clustering value, and a larger nativeInfo
+// costs that lookup an instruction or two.
+var valueWidths = [...]int8{
+	Ascii: -1, BigInt: 8, Blob: -1, Boolean: 1, Counter: 8, Date: 4,
+	Decimal: -1, Double: 8, Duration: -1, Float: 4, Inet: -1, Int: 4,
+	SmallInt: 2, Text: -1, Time: 8, Timestamp: 8, TimeUUID: 16,
+	TinyInt: 1, UUID: 16, VarInt: -1, Empty: 0,
 }
 
 // Class names of the parameterised kinds, without the package.
@@ -138,7 +149,7 @@ func (k Kind) String() string {
 // Cassandra accepts an empty value of most kinds besides these sizes.
 func (k Kind) ValueWidth() int {
 	if k.IsNative() {
-		return natives[k].width
+		return int(valueWidths[k])
 	}
 	return -1
 }
