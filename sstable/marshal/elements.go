@@ -53,18 +53,23 @@ import (
 type Elements struct {
 	// b is the whole serialized value and off where the next value
 	// starts. Next only moves off: storing a slice into *e would cost a
-	// write barrier check per value.
+	// write barrier check per value. A fault leaves off where the value
+	// that failed starts.
 	b   []byte
 	off int
 	// left counts the values still announced; for tuple and UDT fields,
 	// which announce none, it starts at math.MaxInt. A fault sets it to 0,
 	// so that Next tests one number before it reads.
-	left  int
-	n     int // entries announced: a collection's count, a vector's dimension
-	width int // frameFixed: the elements' width
+	left int
+	n    int // entries announced: a collection's count, a vector's dimension
+	// width is the elements' width for frameFixed, and a collection's
+	// values per entry (for a fault's text).
+	width int
 	frame frame
 	fault fault
-	x, y  int64 // the fault's figures
+	// NB: a fault's figures are read back from the fields above rather
+	// than kept: at 64 bytes an Elements is returned and copied with half
+	// the stores it took at 80, once per collection value appended.
 }
 
 // frame is how each value is delimited.
@@ -77,39 +82,35 @@ const (
 	frameFixed               // no length: Elements.width bytes
 )
 
-// fault is why Elements stopped; Err spells it out with x and y.
+// fault is why Elements stopped; describe spells it out.
 type fault uint8
 
 const (
 	faultNone        fault = iota
-	faultShortCount        // x: the value's length
-	faultCount             // x: the count, y: values per entry
-	faultShortLength       // x: offset of the length
-	faultOverrun           // x: the length, y: offset of the length
-	faultTrailing          // x: offset of the first byte left
-	faultDimension         // x: the dimension
-	faultFixedVector       // x: the dimension, y: the element width
-	faultShortVector       // x: the dimension
-	faultBeyondLast        // x: the entries announced
-	faultNoneLeft          // x: offset where the fields ended
+	faultShortCount        // fewer than 4 bytes
+	faultCount             // the count at b[0:4] does not fit
+	faultShortLength       // the length at off is cut short
+	faultOverrun           // the length at off overruns b
+	faultTrailing          // bytes from off on after the last value
+	faultDimension         // n is not a positive dimension
+	faultFixedVector       // len(b) is not n times width
+	faultShortVector       // len(b) cannot hold n one-byte lengths
+	faultBeyondLast        // a read past the n entries announced
+	faultNoneLeft          // a read of a field at the end of b
 )
 
 // CollectionElements reads a list or set (per 1) or a map (per 2: each
 // entry is a key and a value) from its serialized bytes v. The count is
 // read at once: Len returns it and Err says why it is unusable.
 func CollectionElements(v []byte, per int) Elements {
-	e := Elements{b: v}
 	if len(v) < 4 {
-		e.fail(faultShortCount, int64(len(v)), 0)
-		return e
+		return Elements{b: v, fault: faultShortCount}
 	}
 	n := int64(int32(binary.BigEndian.Uint32(v)))
 	if n < 0 || n*int64(per)*4 > int64(len(v)-4) {
-		e.fail(faultCount, n, int64(per))
-		return e
+		return Elements{b: v, width: per, fault: faultCount}
 	}
-	e.off, e.n, e.left = 4, int(n), int(n)*per
-	return e
+	return Elements{b: v, off: 4, n: int(n), left: int(n) * per, width: per}
 }
 
 // FieldElements reads the components of a tuple or the fields of a UDT
@@ -126,29 +127,24 @@ func FieldElements(v []byte) Elements {
 // not positive, a fixed-width vector whose length is not dim times width,
 // or a length too short for dim one-byte lengths is a fault at once.
 func VectorElements(v []byte, dim, width int) Elements {
-	e := Elements{b: v, frame: frameUvint}
 	switch {
 	case dim <= 0:
-		e.fail(faultDimension, int64(dim), 0)
-		return e
+		return Elements{b: v, n: dim, fault: faultDimension}
 	case width >= 0:
-		e.frame, e.width = frameFixed, width
 		if int64(width)*int64(dim) != int64(len(v)) {
-			e.fail(faultFixedVector, int64(dim), int64(width))
-			return e
+			return Elements{b: v, n: dim, width: width, fault: faultFixedVector}
 		}
+		return Elements{b: v, n: dim, left: dim, width: width, frame: frameFixed}
 	case dim > len(v):
-		e.fail(faultShortVector, int64(dim), 0)
-		return e
+		return Elements{b: v, n: dim, fault: faultShortVector}
 	}
-	e.n, e.left = dim, dim
-	return e
+	return Elements{b: v, n: dim, left: dim, frame: frameUvint}
 }
 
 // Len returns the entries the value announces: a collection's count (a
-// map's entries, not its keys and values) or a vector's dimension. It is
-// 0 for tuple and UDT fields, which announce none, and when the count was
-// a fault.
+// map's entries, not its keys and values) or a vector's dimension, as
+// given even when the bytes do not fit it. It is 0 for tuple and UDT
+// fields, which announce none, and when the count could not be read.
 func (e *Elements) Len() int { return e.n }
 
 // More reports whether a value is left to read: one the count or the
@@ -165,48 +161,52 @@ func (e *Elements) More() bool {
 func (e *Elements) Next() (v []byte, ok bool) {
 	if e.left <= 0 {
 		if e.fault == faultNone {
-			e.fail(faultBeyondLast, int64(e.n), 0)
+			e.fail(faultBeyondLast)
 		}
 		return nil, false
 	}
-	start := e.off
+	if e.frame == frameFixed {
+		start := e.off
+		end := start + e.width
+		v, e.off = e.b[start:end:end], end
+		e.left--
+		return v, true
+	}
+	r := e.b[e.off:]
 	switch e.frame {
 	case frameInt32, frameFields:
-		if len(e.b)-start < 4 {
-			if e.frame == frameFields && start == len(e.b) {
-				e.fail(faultNoneLeft, int64(start), 0)
+		if len(r) < 4 {
+			if e.frame == frameFields && len(r) == 0 {
+				e.fail(faultNoneLeft)
 			} else {
-				e.fail(faultShortLength, int64(start), 0)
+				e.fail(faultShortLength)
 			}
 			return nil, false
 		}
-		l := int64(int32(binary.BigEndian.Uint32(e.b[start:])))
-		begin := start + 4
-		if l > int64(len(e.b)-begin) {
-			e.fail(faultOverrun, l, int64(start))
+		l := int(int32(binary.BigEndian.Uint32(r)))
+		if l > len(r)-4 {
+			e.fail(faultOverrun)
 			return nil, false
 		}
-		e.off = begin
-		if l >= 0 { // else null: v stays nil
-			end := begin + int(l)
-			v, e.off = e.b[begin:end:end], end
+		if l < 0 {
+			e.off += 4 // null: v stays nil
+			break
 		}
-	case frameFixed:
-		end := start + e.width
-		v, e.off = e.b[start:end:end], end
+		v = r[4 : 4+l : 4+l]
+		e.off += 4 + l
 	default:
-		l, n, err := ReadUvint(e.b[start:])
+		l, n, err := ReadUvint(r)
 		if err != nil {
-			e.fail(faultShortLength, int64(start), 0)
+			e.fail(faultShortLength)
 			return nil, false
 		}
-		if l > uint64(len(e.b)-start-n) {
-			e.fail(faultOverrun, int64(l), int64(start))
+		if l > uint64(len(r)-n) {
+			e.fail(faultOverrun)
 			return nil, false
 		}
-		begin := start + n
-		end := begin + int(l)
-		v, e.off = e.b[begin:end:end], end
+		end := n + int(l)
+		v = r[n:end:end]
+		e.off += end
 	}
 	e.left--
 	return v, true
@@ -219,7 +219,7 @@ func (e *Elements) End() bool {
 		return false
 	}
 	if e.off != len(e.b) {
-		e.fail(faultTrailing, int64(e.off), 0)
+		e.fail(faultTrailing)
 		return false
 	}
 	return true
@@ -237,36 +237,45 @@ func (e *Elements) Err() error {
 	return &framingError{e.describe()}
 }
 
-func (e *Elements) fail(f fault, x, y int64) {
-	e.fault, e.x, e.y, e.left = f, x, y, 0
+func (e *Elements) fail(f fault) {
+	e.fault, e.left = f, 0
 }
 
+// describe spells out e's fault, reading its figures back from the value.
 func (e *Elements) describe() string {
 	size := len(e.b)
 	switch e.fault {
 	case faultShortCount:
-		return fmt.Sprintf("%d bytes, too short for a 4-byte element count", e.x)
+		return fmt.Sprintf("%d bytes, too short for a 4-byte element count", size)
 	case faultCount:
-		if e.y == 2 {
-			return fmt.Sprintf("entry count %d (a key and a value each) does not fit in %d bytes", e.x, size)
+		n := int32(binary.BigEndian.Uint32(e.b))
+		if e.width == 2 {
+			return fmt.Sprintf("entry count %d (a key and a value each) does not fit in %d bytes", n, size)
 		}
-		return fmt.Sprintf("element count %d does not fit in %d bytes", e.x, size)
+		return fmt.Sprintf("element count %d does not fit in %d bytes", n, size)
 	case faultShortLength:
-		return fmt.Sprintf("length truncated at byte %d of %d", e.x, size)
+		return fmt.Sprintf("length truncated at byte %d of %d", e.off, size)
 	case faultOverrun:
-		return fmt.Sprintf("length %d at byte %d overruns the %d bytes of the value", e.x, e.y, size)
+		var l int64
+		if e.frame == frameUvint {
+			u, _, _ := ReadUvint(e.b[e.off:])
+			l = int64(u) // a length beyond the int64s is shown negative
+		} else {
+			l = int64(int32(binary.BigEndian.Uint32(e.b[e.off:])))
+		}
+		return fmt.Sprintf("length %d at byte %d overruns the %d bytes of the value", l, e.off, size)
 	case faultTrailing:
-		return fmt.Sprintf("%d bytes left after the last element", int64(size)-e.x)
+		return fmt.Sprintf("%d bytes left after the last element", size-e.off)
 	case faultDimension:
-		return fmt.Sprintf("vector dimension %d is not positive", e.x)
+		return fmt.Sprintf("vector dimension %d is not positive", e.n)
 	case faultFixedVector:
-		return fmt.Sprintf("%d bytes, want %d: %d elements of %d bytes", size, e.x*e.y, e.x, e.y)
+		return fmt.Sprintf("%d bytes, want %d: %d elements of %d bytes", size, int64(e.n)*int64(e.width), e.n, e.width)
 	case faultShortVector:
-		return fmt.Sprintf("%d bytes cannot hold %d elements", size, e.x)
+		return fmt.Sprintf("%d bytes cannot hold %d elements", size, e.n)
 	case faultBeyondLast:
-		return fmt.Sprintf("read beyond the %d entries announced", e.x)
+		return fmt.Sprintf("read beyond the %d entries announced", e.n)
 	case faultNoneLeft:
-		return fmt.Sprintf("no value left at byte %d of %d", e.x, size)
+		return fmt.Sprintf("no value left at byte %d of %d", e.off, size)
 	}
 	return fmt.Sprintf("fault %d", e.fault)
 }

@@ -44,7 +44,7 @@ func TestElements(t *testing.T) {
 		name string
 		e    marshal.Elements
 		want [][]byte // values, nil entries for nulls
-		n    int      // Len
+		n    int      // Len: the count or the dimension
 		err  string   // a fault's text, "" for none
 	}{
 		{name: "empty list", e: marshal.CollectionElements(i32(0), 1)},
@@ -73,11 +73,11 @@ func TestElements(t *testing.T) {
 			err: "length 5 at byte 0 overruns the 6 bytes of the value"},
 		{name: "fixed vector", e: marshal.VectorElements(append(f32(1), f32(2)...), 2, 4),
 			want: [][]byte{f32(1), f32(2)}, n: 2},
-		{name: "fixed vector short", e: marshal.VectorElements(f32(1), 2, 4),
+		{name: "fixed vector short", e: marshal.VectorElements(f32(1), 2, 4), n: 2,
 			err: "4 bytes, want 8: 2 elements of 4 bytes"},
 		{name: "vint vector", e: marshal.VectorElements(uvints([]byte("a"), []byte{}, bytes.Repeat([]byte("z"), 200)), 3, -1),
 			want: [][]byte{[]byte("a"), {}, bytes.Repeat([]byte("z"), 200)}, n: 3},
-		{name: "vint vector too short for its lengths", e: marshal.VectorElements([]byte{0}, 2, -1),
+		{name: "vint vector too short for its lengths", e: marshal.VectorElements([]byte{0}, 2, -1), n: 2,
 			err: "1 bytes cannot hold 2 elements"},
 		{name: "vint vector length overruns", e: marshal.VectorElements([]byte{1, 'a', 5, 'b'}, 2, -1),
 			want: [][]byte{[]byte("a")}, n: 2, err: "length 5 at byte 2 overruns the 4 bytes of the value"},
