@@ -24,11 +24,13 @@ import (
 // Every reader of these values (Compare, sstable/dump, the Arrow encoder)
 // walks them with Elements, so one bounds rule holds everywhere: a count
 // is not negative and leaves room for the 4-byte length of every value it
-// announces (a vector's dimension for the one-byte length of every
-// element, or, fixed-width, is the value's length over the width); a
-// length does not overrun the bytes left; and no byte follows the last
+// announces, and a vector's dimension for the one-byte length of every
+// element (a fixed-width vector is exactly dimension times width bytes);
+// a length does not overrun the bytes left; and no byte follows the last
 // value. The rule only rejects early what reading the values would
 // reject anyway: a corrupt count costs no work before it is refused.
+// internal/canon and internal/corpus split these values on their own on
+// purpose: they are the independent renderings tests compare against.
 
 // Elements reads the values framed inside one serialized collection,
 // tuple, UDT or vector, in place: each value it returns is a subslice of
