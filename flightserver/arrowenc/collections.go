@@ -1,27 +1,23 @@
 package arrowenc
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
+
+// Collections, tuples, UDTs and vectors are read with marshal.Elements,
+// the one reader of their framing and its bounds rule; what is left here
+// is where each value goes in the Arrow builders.
 
 // putCollection appends a list, set or map in the native protocol v3+
 // layout: an int32 count, then count elements (twice that for a map, key
 // then value), each an int32 length and its bytes; a negative length is
 // null. Keys and elements stay in stored order, Cassandra's sort order.
 func (a *Appender) putCollection(v []byte, apply bool) error {
-	if len(v) < 4 {
-		return malformed("%s of %d bytes, want a 4-byte count", a.kind, len(v))
-	}
-	n := int64(int32(binary.BigEndian.Uint32(v)))
-	rest := v[4:]
-	per := int64(len(a.kids)) // 1, or 2 for a map
-	// Every element takes at least its 4-byte length: a count the bytes
-	// cannot hold is damage, caught before any work.
-	if n < 0 || n*per*4 > int64(len(rest)) {
-		return malformed("%s count %d in %d bytes", a.kind, n, len(v))
+	e := marshal.CollectionElements(v, len(a.kids)) // 1, or 2 for a map
+	if err := e.Err(); err != nil {
+		return framing(err)
 	}
 	if apply {
 		if a.mp != nil {
@@ -30,24 +26,23 @@ func (a *Appender) putCollection(v []byte, apply bool) error {
 			a.list.Append(true)
 		}
 	}
-	for i := range n {
+	for i := range e.Len() {
 		for j, k := range a.kids {
-			e, r, err := element(rest)
-			if err != nil {
-				return fmt.Errorf("element %d: %w", i, err)
+			x, ok := e.Next()
+			if !ok {
+				return fmt.Errorf("element %d: %w", i, framing(e.Err()))
 			}
-			if j == 0 && a.mp != nil && k.isNull(e) {
+			if j == 0 && a.mp != nil && k.isNull(x) {
 				// Arrow map keys cannot be null; Cassandra never writes one.
 				return fmt.Errorf("element %d: %w: null map key", i, ErrMalformed)
 			}
-			if err := k.put(e, apply); err != nil {
+			if err := k.put(x, apply); err != nil {
 				return fmt.Errorf("element %d: %w", i, err)
 			}
-			rest = r
 		}
 	}
-	if len(rest) != 0 {
-		return malformed("%d bytes after the last %s element", len(rest), a.kind)
+	if !e.End() {
+		return framing(e.Err())
 	}
 	return nil
 }
@@ -59,25 +54,24 @@ func (a *Appender) putFields(v []byte, apply bool) error {
 	if apply {
 		a.st.Append(true)
 	}
-	rest := v
+	e := marshal.FieldElements(v)
 	for i, k := range a.kids {
-		if len(rest) == 0 {
+		if !e.More() {
 			if apply {
 				k.b.AppendNull()
 			}
 			continue
 		}
-		e, r, err := element(rest)
-		if err != nil {
+		x, ok := e.Next()
+		if !ok {
+			return fmt.Errorf("field %s: %w", a.fieldName(i), framing(e.Err()))
+		}
+		if err := k.put(x, apply); err != nil {
 			return fmt.Errorf("field %s: %w", a.fieldName(i), err)
 		}
-		if err := k.put(e, apply); err != nil {
-			return fmt.Errorf("field %s: %w", a.fieldName(i), err)
-		}
-		rest = r
 	}
-	if len(rest) != 0 {
-		return malformed("%d bytes after the last field", len(rest))
+	if !e.End() {
+		return framing(e.Err())
 	}
 	return nil
 }
@@ -92,56 +86,31 @@ func (a *Appender) fieldName(i int) string {
 // putVector appends a vector: dim fixed-width elements back to back, or,
 // for variable-width element types, each with an unsigned vint length.
 func (a *Appender) putVector(v []byte, apply bool) error {
-	k, dim := a.kids[0], a.typ.Dim
-	if a.width > 0 {
-		if len(v) != a.width*dim {
-			return malformed("vector of %d bytes, want %d", len(v), a.width*dim)
-		}
-		if apply {
-			a.fsl.Append(true)
-		}
-		for i := range dim {
-			if err := k.put(v[i*a.width:(i+1)*a.width], apply); err != nil {
-				return fmt.Errorf("element %d: %w", i, err)
-			}
-		}
-		return nil
+	e := marshal.VectorElements(v, a.typ.Dim, a.width)
+	if err := e.Err(); err != nil {
+		return framing(err)
 	}
 	if apply {
 		a.fsl.Append(true)
 	}
-	rest := v
-	for i := range dim {
-		l, n, err := marshal.ReadUvint(rest)
-		if err != nil || l > uint64(len(rest)-n) {
-			return malformed("vector element %d truncated", i)
+	k := a.kids[0]
+	for i := range e.Len() {
+		x, ok := e.Next()
+		if !ok {
+			return fmt.Errorf("element %d: %w", i, framing(e.Err()))
 		}
-		e := rest[n : n+int(l)]
-		if err := k.put(e, apply); err != nil {
+		if err := k.put(x, apply); err != nil {
 			return fmt.Errorf("element %d: %w", i, err)
 		}
-		rest = rest[n+int(l):]
 	}
-	if len(rest) != 0 {
-		return malformed("%d bytes after the last vector element", len(rest))
+	if !e.End() {
+		return framing(e.Err())
 	}
 	return nil
 }
 
-// element splits one [int32 length][bytes] value off b; a negative
-// length is null (nil).
-func element(b []byte) (e, rest []byte, err error) {
-	if len(b) < 4 {
-		return nil, nil, malformed("length truncated to %d bytes", len(b))
-	}
-	l := int64(int32(binary.BigEndian.Uint32(b)))
-	b = b[4:]
-	if l < 0 {
-		return nil, b, nil
-	}
-	if l > int64(len(b)) {
-		return nil, nil, malformed("length %d with %d bytes left", l, len(b))
-	}
-	// Non-nil even when empty: an empty text is not a null one.
-	return b[:l:l], b[l:], nil
+// framing makes a marshal.Elements fault one of this package's malformed
+// value errors: it then wraps both ErrMalformed and marshal.ErrMalformed.
+func framing(err error) error {
+	return fmt.Errorf("%w: %w", ErrMalformed, err)
 }

@@ -36,7 +36,10 @@ func fuzzTypes() ([]*marshal.Type, map[string]int) {
 // FuzzAppend: any bytes, any type. Append must not panic; it succeeds
 // with one more value or fails with ErrMalformed and appends nothing;
 // the array stays valid and readable. Where canon also decodes the bytes,
-// the two renderings agree.
+// the two renderings agree. marshal.Compare, the other reader of the
+// framing Append reads with marshal.Elements, orders the same bytes
+// without a panic: a value equal to itself, and its two halves
+// antisymmetrically.
 func FuzzAppend(f *testing.F) {
 	types, index := fuzzTypes()
 	for _, c := range valueCases() {
@@ -49,6 +52,7 @@ func FuzzAppend(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, pick uint16) {
 		typ := types[int(pick)%len(types)]
+		checkCompare(t, typ, data)
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
 		b, a := newAppender(t, mem, typ)
@@ -96,4 +100,16 @@ func hasKind(t *marshal.Type, k marshal.Kind) bool {
 		}
 	}
 	return false
+}
+
+// checkCompare orders data with itself and its two halves with each other
+// as values of typ.
+func checkCompare(t *testing.T, typ *marshal.Type, data []byte) {
+	if c := marshal.Compare(typ, data, data); c != 0 {
+		t.Fatalf("%s %x: Compare with itself = %d", typ, data, c)
+	}
+	a, b := data[:len(data)/2], data[len(data)/2:]
+	if ab, ba := marshal.Compare(typ, a, b), marshal.Compare(typ, b, a); (ab < 0) != (ba > 0) || (ab == 0) != (ba == 0) {
+		t.Fatalf("%s %x, %x: Compare = %d one way, %d the other", typ, a, b, ab, ba)
+	}
 }

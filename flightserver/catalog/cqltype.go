@@ -17,22 +17,6 @@ const (
 	maxTypeNodes = 100_000
 )
 
-// cqlNatives maps CQL's native type names to kinds; varchar is text.
-// "empty" is how system_schema.columns spells an EmptyType column (CQL
-// has no keyword for it; a CREATE TABLE names the class as a custom
-// type): Cassandra's CQLTypeParser reads every native name before a user
-// type's, and so does this.
-var cqlNatives = map[string]marshal.Kind{
-	"empty": marshal.Empty,
-	"ascii": marshal.Ascii, "bigint": marshal.BigInt, "blob": marshal.Blob,
-	"boolean": marshal.Boolean, "counter": marshal.Counter, "date": marshal.Date,
-	"decimal": marshal.Decimal, "double": marshal.Double, "duration": marshal.Duration,
-	"float": marshal.Float, "inet": marshal.Inet, "int": marshal.Int,
-	"smallint": marshal.SmallInt, "text": marshal.Text, "varchar": marshal.Text,
-	"time": marshal.Time, "timestamp": marshal.Timestamp, "timeuuid": marshal.TimeUUID,
-	"tinyint": marshal.TinyInt, "uuid": marshal.UUID, "varint": marshal.VarInt,
-}
-
 // rawType is a CQL type as written, before user types are resolved: user
 // types may be defined after the tables that use them, so resolution
 // waits until the whole text is read.
@@ -126,7 +110,10 @@ func (p *parser) parseType(depth int) (*rawType, error) {
 		}
 		return rt, nil
 	}
-	if k, ok := cqlNatives[t.name()]; ok && t.kind == tIdent {
+	// Native names come before user types', as in Cassandra's
+	// CQLTypeParser; "empty" is how system_schema.columns spells an
+	// EmptyType column.
+	if k, ok := marshal.CQLNative(t.name()); ok && t.kind == tIdent {
 		p.next()
 		rt.kind = k
 		return rt, nil

@@ -91,19 +91,15 @@ func ValueString(t *marshal.Type, b []byte) (string, error) {
 			return "", fmt.Errorf("render %s value: scale %d is too large to print without an exponent", t, scale)
 		}
 		return javaBigDecimalPlain(unscaled, scale), nil
-	case marshal.Float:
-		if len(b) != 4 {
-			return "", lengthErr(t, 4, len(b))
+	case marshal.Float, marshal.Double, marshal.Timestamp:
+		if err := checkWidth(t, b); err != nil {
+			return "", err
 		}
-		return javaDouble(float64(math.Float32frombits(binary.BigEndian.Uint32(b))), 32), nil
-	case marshal.Double:
-		if len(b) != 8 {
-			return "", lengthErr(t, 8, len(b))
-		}
-		return javaDouble(math.Float64frombits(binary.BigEndian.Uint64(b)), 64), nil
-	case marshal.Timestamp:
-		if len(b) != 8 {
-			return "", lengthErr(t, 8, len(b))
+		switch t.Kind {
+		case marshal.Float:
+			return javaDouble(float64(math.Float32frombits(binary.BigEndian.Uint32(b))), 32), nil
+		case marshal.Double:
+			return javaDouble(math.Float64frombits(binary.BigEndian.Uint64(b)), 64), nil
 		}
 		return javaTimestamp(int64(binary.BigEndian.Uint64(b)), 'T'), nil
 	}
@@ -157,17 +153,14 @@ func writeJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
 	}
 	switch t.Kind {
 	case marshal.Float, marshal.Double:
+		if err := checkWidth(t, b); err != nil {
+			return err
+		}
 		var v float64
 		bits := 64
 		if t.Kind == marshal.Float {
-			if len(b) != 4 {
-				return lengthErr(t, 4, len(b))
-			}
 			v, bits = float64(math.Float32frombits(binary.BigEndian.Uint32(b))), 32
 		} else {
-			if len(b) != 8 {
-				return lengthErr(t, 8, len(b))
-			}
 			v = math.Float64frombits(binary.BigEndian.Uint64(b))
 		}
 		// JSON has no NaN or Infinity; Cassandra writes null for them.
@@ -185,8 +178,8 @@ func writeJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
 		sb.WriteString(javaBigDecimal(unscaled, scale))
 		return nil
 	case marshal.Timestamp:
-		if len(b) != 8 {
-			return lengthErr(t, 8, len(b))
+		if err := checkWidth(t, b); err != nil {
+			return err
 		}
 		sb.WriteByte('"')
 		sb.WriteString(javaTimestamp(int64(binary.BigEndian.Uint64(b)), ' '))
@@ -226,42 +219,27 @@ func writeJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
 // agree up to JSON quoting; quoted reports whether toJSONString quotes it.
 // b is not empty.
 func scalarText(t *marshal.Type, b []byte) (s string, quoted bool, err error) {
+	if err := checkWidth(t, b); err != nil {
+		return "", false, err
+	}
 	switch t.Kind {
 	case marshal.Boolean:
-		if len(b) != 1 {
-			return "", false, lengthErr(t, 1, len(b))
-		}
 		// BooleanSerializer: any non-zero byte is true.
 		if b[0] != 0 {
 			return "true", false, nil
 		}
 		return "false", false, nil
 	case marshal.TinyInt:
-		if len(b) != 1 {
-			return "", false, lengthErr(t, 1, len(b))
-		}
 		return fmt.Sprint(int8(b[0])), false, nil
 	case marshal.SmallInt:
-		if len(b) != 2 {
-			return "", false, lengthErr(t, 2, len(b))
-		}
 		return fmt.Sprint(int16(binary.BigEndian.Uint16(b))), false, nil
 	case marshal.Int:
-		if len(b) != 4 {
-			return "", false, lengthErr(t, 4, len(b))
-		}
 		return fmt.Sprint(int32(binary.BigEndian.Uint32(b))), false, nil
 	case marshal.BigInt:
-		if len(b) != 8 {
-			return "", false, lengthErr(t, 8, len(b))
-		}
 		return fmt.Sprint(int64(binary.BigEndian.Uint64(b))), false, nil
 	case marshal.VarInt:
 		return marshal.DecodeVarInt(b).String(), false, nil
 	case marshal.UUID, marshal.TimeUUID:
-		if len(b) != 16 {
-			return "", false, lengthErr(t, 16, len(b))
-		}
 		h := hex.EncodeToString(b)
 		return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], true, nil
 	case marshal.Inet:
@@ -271,14 +249,8 @@ func scalarText(t *marshal.Type, b []byte) (s string, quoted bool, err error) {
 		}
 		return s, true, nil
 	case marshal.Date:
-		if len(b) != 4 {
-			return "", false, lengthErr(t, 4, len(b))
-		}
 		return javaDate(binary.BigEndian.Uint32(b)), true, nil
 	case marshal.Time:
-		if len(b) != 8 {
-			return "", false, lengthErr(t, 8, len(b))
-		}
 		s, ok := javaTime(int64(binary.BigEndian.Uint64(b)))
 		if !ok {
 			return "", false, fmt.Errorf("render %s value: %d ns is not a time of day", t, int64(binary.BigEndian.Uint64(b)))
@@ -294,8 +266,14 @@ func scalarText(t *marshal.Type, b []byte) (s string, quoted bool, err error) {
 // maxPlainScale bounds the zeros ValueString writes for a decimal.
 const maxPlainScale = 1 << 16
 
-func lengthErr(t *marshal.Type, want, got int) error {
-	return fmt.Errorf("render %s value: want %d bytes, got %d", t, want, got)
+// checkWidth checks that b is as long as every value of t's kind is
+// (marshal.Kind.ValueWidth), when the kind has one width. Not for a
+// counter: sstabledump renders its cell's counter context, not the long.
+func checkWidth(t *marshal.Type, b []byte) error {
+	if w := t.Kind.ValueWidth(); w >= 0 && len(b) != w {
+		return fmt.Errorf("render %s value: want %d bytes, got %d", t, w, len(b))
+	}
+	return nil
 }
 
 func checkText(t *marshal.Type, b []byte) error {
@@ -345,60 +323,23 @@ func decodeDuration(t *marshal.Type, b []byte) (string, error) {
 	return javaDuration(int32(parts[0]), int32(parts[1]), parts[2]), nil
 }
 
-// reader walks the int32-length-prefixed values of a serialized collection,
-// tuple or UDT. A negative length is null.
-type reader struct {
-	t   *marshal.Type
-	b   []byte
-	off int
+// The values inside collections, tuples, UDTs and vectors are read with
+// marshal.Elements, the one reader of their framing: what follows renders
+// them and names, in errors, the type and the element that did not read.
+
+// elements is a marshal.Elements over a value of type t, for errors.
+type elements struct {
+	t *marshal.Type
+	marshal.Elements
 }
 
-func (r *reader) done() bool { return r.off >= len(r.b) }
-
-func (r *reader) int32(what string) (int32, error) {
-	if len(r.b)-r.off < 4 {
-		return 0, fmt.Errorf("render %s value: truncated %s at byte %d of %d", r.t, what, r.off, len(r.b))
+// err is the fault that stopped e, with the type and, when label is not
+// "", the element being read.
+func (e *elements) err(label string) error {
+	if label == "" {
+		return fmt.Errorf("render %s value: %w", e.t, e.Err())
 	}
-	v := int32(binary.BigEndian.Uint32(r.b[r.off:]))
-	r.off += 4
-	return v, nil
-}
-
-// value reads one element; null reports a negative length.
-func (r *reader) value(what string) (v []byte, null bool, err error) {
-	n, err := r.int32(what + " length")
-	if err != nil {
-		return nil, false, err
-	}
-	if n < 0 {
-		return nil, true, nil
-	}
-	if int64(len(r.b)-r.off) < int64(n) {
-		return nil, false, fmt.Errorf("render %s value: %s of %d bytes overruns the value at byte %d of %d", r.t, what, n, r.off, len(r.b))
-	}
-	v = r.b[r.off : r.off+int(n)]
-	r.off += int(n)
-	return v, false, nil
-}
-
-func (r *reader) end() error {
-	if r.off != len(r.b) {
-		return fmt.Errorf("render %s value: %d bytes left after the last element", r.t, len(r.b)-r.off)
-	}
-	return nil
-}
-
-// count reads a collection's element count, bounded by what the bytes
-// could hold so that a corrupt count cannot make us loop for long.
-func (r *reader) count() (int, error) {
-	n, err := r.int32("element count")
-	if err != nil {
-		return 0, err
-	}
-	if n < 0 || int64(n) > int64(len(r.b)-r.off)/4 {
-		return 0, fmt.Errorf("render %s value: element count %d does not fit in %d bytes", r.t, n, len(r.b))
-	}
-	return int(n), nil
+	return fmt.Errorf("render %s value: %s: %w", e.t, label, e.Err())
 }
 
 func elem(t *marshal.Type, i int) (*marshal.Type, error) {
@@ -411,8 +352,8 @@ func elem(t *marshal.Type, i int) (*marshal.Type, error) {
 // writeElemJSON writes an element of parent, or null for a null one (which
 // Cassandra itself never stores inside a collection but does inside
 // tuples). An error names the parent type and the element too.
-func writeElemJSON(sb *strings.Builder, parent, t *marshal.Type, what string, v []byte, null bool) error {
-	if null {
+func writeElemJSON(sb *strings.Builder, parent, t *marshal.Type, what string, v []byte) error {
+	if v == nil {
 		sb.WriteString("null")
 		return nil
 	}
@@ -422,15 +363,14 @@ func writeElemJSON(sb *strings.Builder, parent, t *marshal.Type, what string, v 
 	return nil
 }
 
-// writeNextJSON reads the next length-prefixed element of r and writes it
-// as an element of type t: what names it to the reader ("element") and
-// label to the error of a bad value ("element 3").
-func (r *reader) writeNextJSON(sb *strings.Builder, t *marshal.Type, what, label string) error {
-	v, null, err := r.value(what)
-	if err != nil {
-		return err
+// writeNextJSON reads the next element of e and writes it as an element
+// of type t; label names it in errors ("element 3").
+func (e *elements) writeNextJSON(sb *strings.Builder, t *marshal.Type, label string) error {
+	v, ok := e.Next()
+	if !ok {
+		return e.err(label)
 	}
-	return writeElemJSON(sb, r.t, t, label, v, null)
+	return writeElemJSON(sb, e.t, t, label, v)
 }
 
 // writeSeqJSON writes n items between open and close, separated by ", ",
@@ -450,50 +390,51 @@ func writeSeqJSON(sb *strings.Builder, open, close byte, n int, item func(i int)
 	return nil
 }
 
-// writeElemsJSON writes n items as writeSeqJSON does and then checks that
-// they were all the value held.
-func (r *reader) writeElemsJSON(sb *strings.Builder, open, close byte, n int, item func(i int) error) error {
+// writeElemsJSON writes n items as writeSeqJSON does, after checking that
+// e's count or dimension read, and then checks that they were all the
+// value held.
+func (e *elements) writeElemsJSON(sb *strings.Builder, open, close byte, n int, item func(i int) error) error {
+	if e.Err() != nil {
+		return e.err("")
+	}
 	if err := writeSeqJSON(sb, open, close, n, item); err != nil {
 		return err
 	}
-	return r.end()
+	if !e.End() {
+		return e.err("")
+	}
+	return nil
 }
 
 // writeComponentJSON writes the next component of a tuple or UDT, or null
 // where the value ends before it (one written before the type was
 // extended).
-func (r *reader) writeComponentJSON(sb *strings.Builder, t *marshal.Type, what, label string) error {
-	if r.done() {
+func (e *elements) writeComponentJSON(sb *strings.Builder, t *marshal.Type, label string) error {
+	if !e.More() {
 		sb.WriteString("null")
 		return nil
 	}
-	return r.writeNextJSON(sb, t, what, label)
+	return e.writeNextJSON(sb, t, label)
 }
 
-// openCollection checks that the collection type t has its params type
-// parameters and reads the element count at the start of b.
-func openCollection(t *marshal.Type, b []byte, params int) (*reader, int, error) {
+// checkParams checks that the type t has its first params type parameters.
+func checkParams(t *marshal.Type, params int) error {
 	for i := 0; i < params; i++ {
 		if _, err := elem(t, i); err != nil {
-			return nil, 0, err
+			return err
 		}
 	}
-	r := &reader{t: t, b: b}
-	n, err := r.count()
-	if err != nil {
-		return nil, 0, err
-	}
-	return r, n, nil
+	return nil
 }
 
 // writeListJSON follows ListType.setOrListToJsonString: "[e1, e2]".
 func writeListJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
-	r, n, err := openCollection(t, b, 1)
-	if err != nil {
+	if err := checkParams(t, 1); err != nil {
 		return err
 	}
-	return r.writeElemsJSON(sb, '[', ']', n, func(i int) error {
-		return r.writeNextJSON(sb, t.Elems[0], "element", fmt.Sprintf("element %d", i))
+	e := elements{t, marshal.CollectionElements(b, 1)}
+	return e.writeElemsJSON(sb, '[', ']', e.Len(), func(i int) error {
+		return e.writeNextJSON(sb, t.Elems[0], fmt.Sprintf("element %d", i))
 	})
 }
 
@@ -501,14 +442,14 @@ func writeListJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
 // strings, so a key whose JSON form is not already a string (starts with a
 // quote) is quoted as a string: {"1": "a"}, {"[1, 2]": "x"}.
 func writeMapJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
-	r, n, err := openCollection(t, b, 2)
-	if err != nil {
+	if err := checkParams(t, 2); err != nil {
 		return err
 	}
 	kt, vt := t.Elems[0], t.Elems[1]
-	return r.writeElemsJSON(sb, '{', '}', n, func(i int) error {
+	e := elements{t, marshal.CollectionElements(b, 2)}
+	return e.writeElemsJSON(sb, '{', '}', e.Len(), func(i int) error {
 		var ks strings.Builder
-		if err := r.writeNextJSON(&ks, kt, "key", fmt.Sprintf("key %d", i)); err != nil {
+		if err := e.writeNextJSON(&ks, kt, fmt.Sprintf("key %d", i)); err != nil {
 			return err
 		}
 		if key := ks.String(); strings.HasPrefix(key, `"`) {
@@ -517,7 +458,7 @@ func writeMapJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
 			sb.WriteString(jsonQuote(key))
 		}
 		sb.WriteString(": ")
-		return r.writeNextJSON(sb, vt, "value", fmt.Sprintf("value %d", i))
+		return e.writeNextJSON(sb, vt, fmt.Sprintf("value %d", i))
 	})
 }
 
@@ -525,9 +466,9 @@ func writeMapJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
 // null component. Components missing at the end (a tuple written before
 // the type was extended) render as null too.
 func writeTupleJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
-	r := reader{t: t, b: b}
-	return r.writeElemsJSON(sb, '[', ']', len(t.Elems), func(i int) error {
-		return r.writeComponentJSON(sb, t.Elems[i], "component", fmt.Sprintf("component %d", i))
+	e := elements{t, marshal.FieldElements(b)}
+	return e.writeElemsJSON(sb, '[', ']', len(t.Elems), func(i int) error {
+		return e.writeComponentJSON(sb, t.Elems[i], fmt.Sprintf("component %d", i))
 	})
 }
 
@@ -535,8 +476,8 @@ func writeTupleJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
 // every field, null for null or missing ones. A field name that is not all
 // lower case is a quoted CQL identifier inside the JSON key: {"\"Zip\"": 1}.
 func writeUDTJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
-	r := reader{t: t, b: b}
-	return r.writeElemsJSON(sb, '{', '}', len(t.Elems), func(i int) error {
+	e := elements{t, marshal.FieldElements(b)}
+	return e.writeElemsJSON(sb, '{', '}', len(t.Elems), func(i int) error {
 		name := ""
 		if i < len(t.FieldNames) {
 			name = t.FieldNames[i]
@@ -547,60 +488,19 @@ func writeUDTJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
 		}
 		sb.WriteString(jsonQuote(name))
 		sb.WriteString(": ")
-		return r.writeComponentJSON(sb, t.Elems[i], "field "+name, "field "+name)
+		return e.writeComponentJSON(sb, t.Elems[i], "field "+name)
 	})
-}
-
-// vectorElems splits a vector value: Dim elements, packed without lengths
-// when the element type is fixed-width, else each behind an unsigned vint
-// length.
-func vectorElems(t *marshal.Type, b []byte) ([][]byte, *marshal.Type, error) {
-	et, err := elem(t, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	if t.Dim <= 0 {
-		return nil, nil, fmt.Errorf("render %s value: dimension %d", t, t.Dim)
-	}
-	if w := et.FixedLength(); w >= 0 {
-		if int64(len(b)) != int64(w)*int64(t.Dim) {
-			return nil, nil, lengthErr(t, w*t.Dim, len(b))
-		}
-		out := make([][]byte, t.Dim)
-		for i := range out {
-			out[i] = b[i*w : (i+1)*w]
-		}
-		return out, et, nil
-	}
-	if t.Dim > len(b) {
-		// Every element takes at least its one-byte length.
-		return nil, nil, fmt.Errorf("render %s value: %d bytes cannot hold %d elements", t, len(b), t.Dim)
-	}
-	out := make([][]byte, t.Dim)
-	off := 0
-	for i := range out {
-		n, m, err := marshal.ReadUvint(b[off:])
-		if err != nil || n > uint64(len(b)-off-m) {
-			return nil, nil, fmt.Errorf("render %s value: element %d overruns the value at byte %d of %d", t, i, off, len(b))
-		}
-		off += m
-		out[i] = b[off : off+int(n)]
-		off += int(n)
-	}
-	if off != len(b) {
-		return nil, nil, fmt.Errorf("render %s value: %d bytes left after the last element", t, len(b)-off)
-	}
-	return out, et, nil
 }
 
 // writeVectorJSON follows VectorType.toJSONString: "[e1, e2, ...]".
 func writeVectorJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
-	elems, et, err := vectorElems(t, b)
+	et, err := elem(t, 0)
 	if err != nil {
 		return err
 	}
-	return writeSeqJSON(sb, '[', ']', len(elems), func(i int) error {
-		return writeElemJSON(sb, t, et, fmt.Sprintf("element %d", i), elems[i], false)
+	e := elements{t, marshal.VectorElements(b, t.Dim, et.FixedLength())}
+	return e.writeElemsJSON(sb, '[', ']', e.Len(), func(i int) error {
+		return e.writeNextJSON(sb, et, fmt.Sprintf("element %d", i))
 	})
 }
 
@@ -608,20 +508,20 @@ func writeVectorJSON(sb *strings.Builder, t *marshal.Type, b []byte) error {
 // present components' strings joined by ':', '@' for a null one, and ':'
 // and '@' inside a component escaped with a backslash.
 func tupleString(t *marshal.Type, b []byte) (string, error) {
-	r := reader{t: t, b: b}
+	e := elements{t, marshal.FieldElements(b)}
 	var sb strings.Builder
 	for i, ct := range t.Elems {
-		if r.done() {
+		if !e.More() {
 			break
 		}
 		if i > 0 {
 			sb.WriteByte(':')
 		}
-		v, null, err := r.value("component")
-		if err != nil {
-			return "", err
+		v, ok := e.Next()
+		if !ok {
+			return "", e.err(fmt.Sprintf("component %d", i))
 		}
-		if null {
+		if v == nil {
 			sb.WriteByte('@')
 			continue
 		}
@@ -632,7 +532,10 @@ func tupleString(t *marshal.Type, b []byte) (string, error) {
 		s = strings.ReplaceAll(s, ":", `\:`)
 		sb.WriteString(strings.ReplaceAll(s, "@", `\@`))
 	}
-	return sb.String(), r.end()
+	if !e.End() {
+		return "", e.err("")
+	}
+	return sb.String(), nil
 }
 
 // splitComposite splits a CompositeType value (a multi-column partition

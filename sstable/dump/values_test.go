@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -615,5 +616,46 @@ func checkUnfiltered(c *corpusChecker, where string, schema *sstable.Schema, u *
 			continue
 		}
 		c.json(cw, valueType, cell.Value, want)
+	}
+}
+
+// TestValueFramingErrors: a collection, tuple, UDT or vector whose framing
+// does not fit its bytes is refused with an error that names the type,
+// the element being read and what did not fit, and wraps
+// marshal.ErrMalformed.
+func TestValueFramingErrors(t *testing.T) {
+	const p = "org.apache.cassandra.db.marshal."
+	cases := []struct {
+		name, typ string
+		val       []byte
+		want      string // the JSON error
+	}{
+		{"count", "ListType(" + p + "Int32Type)", collection(3, be32(1)),
+			"render list<int> value: element count 3 does not fit in 12 bytes"},
+		{"element overruns", "ListType(" + p + "Int32Type)", append(be32(1), be32(9)...),
+			"render list<int> value: element 0: length 9 at byte 4 overruns the 8 bytes of the value"},
+		{"map value truncated", "MapType(" + p + "Int32Type," + p + "Int32Type)", append(collection(1, be32(1)), 0, 0),
+			"render map<int, int> value: value 0: length truncated at byte 12 of 14"},
+		{"bytes after", "ListType(" + p + "Int32Type)", append(collection(1, be32(1)), 7),
+			"render list<int> value: 1 bytes left after the last element"},
+		{"tuple bytes after", "TupleType(" + p + "Int32Type)", append(elems(be32(1)), 0),
+			"render frozen<tuple<int>> value: 1 bytes left after the last element"},
+		{"udt field overruns", "UserType(ks,61,62:" + p + "Int32Type)", be32(5),
+			"render a value: field b: length 5 at byte 0 overruns the 4 bytes of the value"},
+		{"fixed vector", "VectorType(" + p + "FloatType,2)", be32(1),
+			"render vector<float, 2> value: 4 bytes, want 8: 2 elements of 4 bytes"},
+		{"vint vector", "VectorType(" + p + "UTF8Type,2)", []byte{1, 'a', 3, 'b'},
+			"render vector<text, 2> value: element 1: length 3 at byte 2 overruns the 4 bytes of the value"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ValueJSON(mustType(t, p+c.typ), c.val)
+			if err == nil || err.Error() != c.want {
+				t.Fatalf("ValueJSON error %v, want %q", err, c.want)
+			}
+			if !errors.Is(err, marshal.ErrMalformed) {
+				t.Errorf("error %v does not wrap marshal.ErrMalformed", err)
+			}
+		})
 	}
 }

@@ -371,99 +371,63 @@ func compareNullable(t *Type, a, b []byte) int {
 	return Compare(t, a, b)
 }
 
-// collectionValues splits a frozen collection (int32 count, then per
-// value int32 length, -1 for null, and the bytes) into its n*per values.
-// ok is false when the value is truncated, has a negative count or
-// trailing bytes.
-func collectionValues(v []byte, per int) (vals [][]byte, ok bool) {
-	if len(v) < 4 {
-		return nil, false
-	}
-	n := int64(int32(binary.BigEndian.Uint32(v)))
-	if n < 0 || n*int64(per) > int64(len(v)) {
-		return nil, false
-	}
-	v = v[4:]
-	vals = make([][]byte, 0, int(n)*per)
-	for i := int64(0); i < n*int64(per); i++ {
-		var val []byte
-		if val, v, ok = nextValue(v); !ok {
-			return nil, false
+// wellFramed reports whether e reads to its end without a fault. It walks
+// a copy: the caller's e is still unread.
+func wellFramed(e Elements) bool {
+	for e.More() {
+		if _, ok := e.Next(); !ok {
+			return false
 		}
-		vals = append(vals, val)
 	}
-	return vals, len(v) == 0
-}
-
-// nextValue splits the int32-length-prefixed value at the front of v off
-// the rest: nil for a negative length (null); ok is false when the
-// length or the value is cut short.
-func nextValue(v []byte) (val, rest []byte, ok bool) {
-	if len(v) < 4 {
-		return nil, nil, false
-	}
-	l := int64(int32(binary.BigEndian.Uint32(v)))
-	v = v[4:]
-	if l < 0 {
-		return nil, v, true
-	}
-	if l > int64(len(v)) {
-		return nil, nil, false
-	}
-	return v[:l:l], v[l:], true
+	return e.End()
 }
 
 // compareListOrSet is CollectionType.compareListOrSet for frozen lists
 // and sets: element-wise, then the smaller collection first.
 func compareListOrSet(et *Type, a, b []byte) int {
-	va, okA := collectionValues(a, 1)
-	vb, okB := collectionValues(b, 1)
+	ea, eb := CollectionElements(a, 1), CollectionElements(b, 1)
+	okA, okB := wellFramed(ea), wellFramed(eb)
 	if !okA || !okB {
 		return compareMalformed(a, okA, b, okB)
 	}
-	for i := 0; i < len(va) && i < len(vb); i++ {
-		if c := compareNullable(et, va[i], vb[i]); c != 0 {
+	for ea.More() && eb.More() {
+		x, _ := ea.Next()
+		y, _ := eb.Next()
+		if c := compareNullable(et, x, y); c != 0 {
 			return c
 		}
 	}
-	return cmp.Compare(len(va), len(vb))
+	return cmp.Compare(ea.Len(), eb.Len())
 }
 
 // compareMap is MapType.compareMaps for frozen maps: key, then value,
 // entry by entry, then the smaller map first.
 func compareMap(kt, vt *Type, a, b []byte) int {
-	va, okA := collectionValues(a, 2)
-	vb, okB := collectionValues(b, 2)
+	ea, eb := CollectionElements(a, 2), CollectionElements(b, 2)
+	okA, okB := wellFramed(ea), wellFramed(eb)
 	if !okA || !okB {
 		return compareMalformed(a, okA, b, okB)
 	}
-	for i := 0; i+1 < len(va) && i+1 < len(vb); i += 2 {
-		if c := compareNullable(kt, va[i], vb[i]); c != 0 {
+	for ea.More() && eb.More() {
+		xk, _ := ea.Next()
+		yk, _ := eb.Next()
+		if c := compareNullable(kt, xk, yk); c != 0 {
 			return c
 		}
-		if c := compareNullable(vt, va[i+1], vb[i+1]); c != 0 {
+		xv, _ := ea.Next()
+		yv, _ := eb.Next()
+		if c := compareNullable(vt, xv, yv); c != 0 {
 			return c
 		}
 	}
-	return cmp.Compare(len(va), len(vb))
+	return cmp.Compare(ea.Len(), eb.Len())
 }
 
-// tupleComponents splits a tuple/UDT value: int32 length (negative for
-// null) and bytes per component, as many as are present.
-func tupleComponents(v []byte) (comps [][]byte, ok bool) {
-	for len(v) > 0 {
-		var c []byte
-		if c, v, ok = nextValue(v); !ok {
-			return nil, false
-		}
-		comps = append(comps, c)
-	}
-	return comps, true
-}
-
-func allNull(comps [][]byte) bool {
-	for _, c := range comps {
-		if c != nil {
+// restNull reports whether every value e has left is null; true when none
+// is left.
+func restNull(e *Elements) bool {
+	for e.More() {
+		if v, _ := e.Next(); v != nil {
 			return false
 		}
 	}
@@ -475,14 +439,14 @@ func allNull(comps [][]byte) bool {
 // value ran out of components, it equals the other if all the other's
 // remaining components are null and sorts first otherwise.
 func compareTuple(types []*Type, a, b []byte) int {
-	ca, okA := tupleComponents(a)
-	cb, okB := tupleComponents(b)
+	ea, eb := FieldElements(a), FieldElements(b)
+	okA, okB := wellFramed(ea), wellFramed(eb)
 	if !okA || !okB {
 		return compareMalformed(a, okA, b, okB)
 	}
-	i := 0
-	for ; i < len(ca) && i < len(cb) && i < len(types); i++ {
-		x, y := ca[i], cb[i]
+	for i := 0; ea.More() && eb.More() && i < len(types); i++ {
+		x, _ := ea.Next()
+		y, _ := eb.Next()
 		switch {
 		case x == nil && y == nil:
 			continue
@@ -495,7 +459,7 @@ func compareTuple(types []*Type, a, b []byte) int {
 			return c
 		}
 	}
-	restA, restB := allNull(ca[i:]), allNull(cb[i:])
+	restA, restB := restNull(&ea), restNull(&eb)
 	switch {
 	case restA && restB:
 		return 0
@@ -509,49 +473,23 @@ func compareTuple(types []*Type, a, b []byte) int {
 	return bytes.Compare(a, b)
 }
 
-// vectorElements splits a vector value: dim fixed-width elements, or dim
-// unsigned-vint-length-prefixed ones.
-func vectorElements(t *Type, v []byte) (elems [][]byte, ok bool) {
-	et := elem(t, 0)
-	if t.Dim <= 0 || et == nil {
-		return nil, false
-	}
-	if w := et.FixedLength(); w >= 0 {
-		if int64(w)*int64(t.Dim) != int64(len(v)) {
-			return nil, false
-		}
-		elems = make([][]byte, t.Dim)
-		for i := range elems {
-			elems[i] = v[i*w : (i+1)*w : (i+1)*w]
-		}
-		return elems, true
-	}
-	if t.Dim > len(v) {
-		return nil, false // every element takes at least one byte
-	}
-	elems = make([][]byte, 0, t.Dim)
-	for i := 0; i < t.Dim; i++ {
-		l, n, err := ReadUvint(v)
-		if err != nil || l > uint64(len(v)-n) {
-			return nil, false
-		}
-		v = v[n:]
-		elems = append(elems, v[:l:l])
-		v = v[l:]
-	}
-	return elems, len(v) == 0
-}
-
 // compareVector is VectorType's serializer compareCustom: element-wise
 // over the dimension.
 func compareVector(t *Type, a, b []byte) int {
-	ea, okA := vectorElements(t, a)
-	eb, okB := vectorElements(t, b)
+	et := elem(t, 0)
+	if et == nil {
+		return compareMalformed(a, false, b, false)
+	}
+	w := et.FixedLength()
+	ea, eb := VectorElements(a, t.Dim, w), VectorElements(b, t.Dim, w)
+	okA, okB := wellFramed(ea), wellFramed(eb)
 	if !okA || !okB {
 		return compareMalformed(a, okA, b, okB)
 	}
-	for i := range ea {
-		if c := Compare(t.Elems[0], ea[i], eb[i]); c != 0 {
+	for ea.More() {
+		x, _ := ea.Next()
+		y, _ := eb.Next()
+		if c := Compare(et, x, y); c != 0 {
 			return c
 		}
 	}

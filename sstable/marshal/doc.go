@@ -51,8 +51,15 @@
 // and tests): Cassandra's vints (ReadUvint, ReadVint, AppendUvint,
 // AppendVint, DecodeZigZag, EncodeZigZag; not Go's uvarint) in vint.go,
 // CompositeType keys (ReadComponent, SplitComposite, SplitKey, KeyTypes,
-// AppendComposite) in composite.go, and varint and decimal magnitudes in
-// Java's BigInteger form (AppendVarInt, DecodeVarInt) in varint.go. Their
+// AppendComposite) in composite.go, varint and decimal magnitudes in
+// Java's BigInteger form (AppendVarInt, DecodeVarInt) in varint.go, and
+// the values framed inside frozen collections, tuples, UDTs and vectors
+// (Elements: CollectionElements, FieldElements, VectorElements), with the
+// one bounds rule every reader of them keeps, in elements.go. Their
 // errors wrap ErrMalformed; reads never panic, and ReadUvint,
-// ReadComponent and SplitComposite do not allocate on success.
+// ReadComponent, SplitComposite and Elements do not allocate on success.
+//
+// The facts of each native type live in kind.go, once: its class, its CQL
+// name (CQLNative reads one back), the framing of its cells
+// (Type.FixedLength) and the width of its values (Kind.ValueWidth).
 package marshal

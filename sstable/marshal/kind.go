@@ -46,7 +46,8 @@ const (
 
 const pkg = "org.apache.cassandra.db.marshal."
 
-// nativeInfo describes a parameterless Cassandra type.
+// nativeInfo describes a parameterless Cassandra type: the one home of
+// these facts for every package that reads values or CQL types.
 type nativeInfo struct {
 	class string // class name without the package
 	cql   string // CQL name
@@ -82,6 +83,23 @@ var natives = [...]nativeInfo{
 	UUID:      {"UUIDType", "uuid", 16},
 	VarInt:    {"IntegerType", "varint", -1},
 	Empty:     {"EmptyType", "empty", 0},
+}
+
+// valueWidths is the size of every non-empty value of a native kind as
+// its serializer validates it and the native protocol carries it, -1 when
+// it varies. It differs from nativeInfo.fixed for the types that keep a
+// length prefix: a smallint is 2 bytes behind a length. A counter is a
+// long in CQL; its SSTable cell holds a counter context instead, which is
+// not a value of this width.
+//
+// NB: a table of its own rather than a field of nativeInfo: the SSTable
+// decoder reads fixed per clustering value, and a larger nativeInfo
+// costs that lookup an instruction or two.
+var valueWidths = [...]int8{
+	Ascii: -1, BigInt: 8, Blob: -1, Boolean: 1, Counter: 8, Date: 4,
+	Decimal: -1, Double: 8, Duration: -1, Float: 4, Inet: -1, Int: 4,
+	SmallInt: 2, Text: -1, Time: 8, Timestamp: 8, TimeUUID: 16,
+	TinyInt: 1, UUID: 16, VarInt: -1, Empty: 0,
 }
 
 // Class names of the parameterised kinds, without the package.
@@ -121,6 +139,42 @@ func (k Kind) String() string {
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
+
+// ValueWidth returns the size in bytes of every non-empty value of a
+// native kind, as its serializer validates it and CQL carries it: 4 for
+// an int or a date, 2 for a smallint, 8 for a counter's long, 0 for empty;
+// -1 when the size varies (text, blob, inet, varint, decimal, duration)
+// and for the parameterised kinds. It is the payload, not the framing
+// (Type.FixedLength): a smallint is 2 bytes, written behind a length.
+// Cassandra accepts an empty value of most kinds besides these sizes.
+func (k Kind) ValueWidth() int {
+	if k.IsNative() {
+		return int(valueWidths[k])
+	}
+	return -1
+}
+
+// CQLNative returns the native kind a CQL type name denotes: "int",
+// "text" and its alias "varchar", and so on, and "empty", as
+// system_schema.columns spells an EmptyType column (CQL has no keyword
+// for it: a CREATE TABLE names the class as a custom type). ok is false
+// for every other name, among them the parameterised types' ("list") and
+// user types'. Names are matched as given: CQL lower-cases unquoted
+// identifiers before.
+func CQLNative(name string) (k Kind, ok bool) {
+	k, ok = cqlKinds[name]
+	return k, ok
+}
+
+// cqlKinds maps the CQL names of the native kinds, and varchar, to them.
+var cqlKinds = func() map[string]Kind {
+	m := make(map[string]Kind, int(Empty)+1)
+	for k := Ascii; k <= Empty; k++ {
+		m[natives[k].cql] = k
+	}
+	m["varchar"] = Text
+	return m
+}()
 
 // IsNative reports whether k is a parameterless Cassandra type.
 func (k Kind) IsNative() bool { return k >= Ascii && k <= Empty }

@@ -6,10 +6,11 @@ import (
 	"math/bits"
 )
 
-// ErrMalformed is wrapped by every error of the wire codecs here (vints
-// and CompositeType values) about bytes that cannot be a value; test with
-// errors.Is. The errors carry no offsets: the caller knows where the bytes
-// came from and says so when it wraps them.
+// ErrMalformed is wrapped by every error of the wire codecs here (vints,
+// CompositeType values, the framing of collections, tuples and vectors)
+// about bytes that cannot be a value; test with errors.Is. The errors
+// carry no file offsets: the caller knows where the bytes came from and
+// says so when it wraps them (Elements' give offsets into the value).
 var ErrMalformed = errors.New("marshal: malformed value")
 
 // errShortVint is a fixed error so that a failed read allocates nothing:
