@@ -94,6 +94,14 @@ func (a *Appender) putVector(v []byte, apply bool) error {
 		a.fsl.Append(true)
 	}
 	k := a.kids[0]
+	if e.Fixed() {
+		for i := range e.Len() {
+			if err := k.put(e.NextFixed(), apply); err != nil {
+				return fmt.Errorf("element %d: %w", i, err)
+			}
+		}
+		return nil
+	}
 	for i := range e.Len() {
 		x, ok := e.Next()
 		if !ok {

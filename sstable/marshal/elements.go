@@ -143,6 +143,22 @@ func VectorElements(v []byte, dim, width int) Elements {
 	return Elements{b: v, n: dim, left: dim, frame: frameUvint}
 }
 
+// Fixed reports whether the values are a fixed-width vector's that
+// VectorElements found to fit exactly: then NextFixed may read each of
+// the Len values with no further check.
+func (e *Elements) Fixed() bool { return e.frame == frameFixed }
+
+// NextFixed returns the next value of a Fixed vector; More must hold. It
+// is Next's fixed-width case alone, small enough to inline: the per-
+// element call is most of a small fixed-width element's cost (a vector of
+// floats).
+func (e *Elements) NextFixed() []byte {
+	start := e.off
+	e.off += e.width
+	e.left--
+	return e.b[start:e.off:e.off]
+}
+
 // Len returns the entries the value announces: a collection's count (a
 // map's entries, not its keys and values) or a vector's dimension, as
 // given even when the bytes do not fit it. It is 0 for tuple and UDT

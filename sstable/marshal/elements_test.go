@@ -304,3 +304,27 @@ func TestElementsAgainstReference(t *testing.T) {
 		}
 	}
 }
+
+// TestNextFixed: over a vector VectorElements found to fit, NextFixed
+// yields what Next does; other framings are not Fixed.
+func TestNextFixed(t *testing.T) {
+	v := append(append(f32(1), f32(2)...), f32(3)...)
+	a, b := marshal.VectorElements(v, 3, 4), marshal.VectorElements(v, 3, 4)
+	if !a.Fixed() {
+		t.Fatal("a fitting fixed-width vector is not Fixed")
+	}
+	for a.More() {
+		want, ok := b.Next()
+		if got := a.NextFixed(); !ok || !bytes.Equal(got, want) || cap(got) != len(got) {
+			t.Fatalf("NextFixed %x (cap %d), Next %x %v", got, cap(got), want, ok)
+		}
+	}
+	if !a.End() || b.More() {
+		t.Fatal("NextFixed did not end with Next")
+	}
+	for _, e := range []marshal.Elements{marshal.VectorElements(f32(1), 2, 4), marshal.VectorElements([]byte{1, 'a'}, 1, -1), marshal.CollectionElements([]byte{0, 0, 0, 0}, 1)} {
+		if e.Fixed() {
+			t.Errorf("%+v is Fixed", e)
+		}
+	}
+}
