@@ -44,19 +44,14 @@ type loadWorker struct {
 	lastEnd time.Time
 }
 
-// Load runs clients closed-loop clients, client c issuing query(ctx, c,
+// load runs clients closed-loop clients, client c issuing query(ctx, c,
 // i) for i = 0, 1, ... until d has passed since the start: a query is
 // only started before the deadline, and the run waits for those in
 // flight (each bounded by the query function's own timeout), so
 // throughput is the successful queries over the time to the last end.
-// Only successful queries enter the latency figures.
-func Load(ctx context.Context, clients int, d time.Duration, query func(ctx context.Context, client int, i uint64) error) LoadStats {
-	s, _ := load(ctx, clients, d, query)
-	return s
-}
-
-// load is Load, also returning the merged latency histogram, so that
-// runs in parts can be summed (mergeLoads).
+// Only successful queries enter the latency figures. It also returns the
+// merged latency histogram, so that runs in parts can be summed
+// (mergeLoads).
 func load(ctx context.Context, clients int, d time.Duration, query func(ctx context.Context, client int, i uint64) error) (LoadStats, *hdrhistogram.Histogram) {
 	ws := make([]*loadWorker, clients)
 	start := time.Now()

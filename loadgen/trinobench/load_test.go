@@ -24,7 +24,7 @@ func TestLoadAccounting(t *testing.T) {
 	)
 	// A second: every client's goroutine starts well within it, even on a
 	// loaded machine.
-	st := Load(context.Background(), clients, time.Second, func(_ context.Context, c int, i uint64) error {
+	st, _ := load(context.Background(), clients, time.Second, func(_ context.Context, c int, i uint64) error {
 		mu.Lock()
 		calls[c]++
 		fail := i%4 == 3
@@ -69,7 +69,7 @@ func TestLoadWaitsForQueriesInFlight(t *testing.T) {
 	d := time.Second
 	var arrived sync.WaitGroup
 	arrived.Add(clients)
-	st := Load(context.Background(), clients, d, func(context.Context, int, uint64) error {
+	st, _ := load(context.Background(), clients, d, func(context.Context, int, uint64) error {
 		arrived.Done()
 		arrived.Wait()
 		time.Sleep(d)
@@ -83,7 +83,7 @@ func TestLoadWaitsForQueriesInFlight(t *testing.T) {
 // TestLoadAllErrors: a catalog that fails every query has no rate and
 // no latency, only errors.
 func TestLoadAllErrors(t *testing.T) {
-	st := Load(context.Background(), 3, 500*time.Millisecond, func(context.Context, int, uint64) error {
+	st, _ := load(context.Background(), 3, 500*time.Millisecond, func(context.Context, int, uint64) error {
 		time.Sleep(time.Millisecond)
 		return errors.New("Trino QUERY_REJECTED")
 	})
