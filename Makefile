@@ -8,7 +8,7 @@ HARNESS := $(GO) run ./cmd/cassandra-harness
 
 BENCH   := $(BUILD)/bench
 
-.PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-lane-a trino-plugin trino-test image image-test chart-test kube-tools kube-test kube-e2e suite bench-lane-b idle-rss
+.PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-flight trino-plugin trino-test image image-test chart-test kube-tools kube-test kube-e2e suite bench-trino idle-rss
 
 # The binary has no default data directory: --data-dir names the corpus.
 # The pyarrow venv first, so that the one-liners the server prints run
@@ -135,18 +135,19 @@ IDLE_RSS_RUNS ?= 5
 idle-rss:
 	$(GO) test -count=1 -run '^$$' -bench '^BenchmarkIdleRSS$$' -benchtime $(IDLE_RSS_RUNS)x ./cmd/sstable-flight
 
-# Lane A (issue #7): a Cassandra node, the lanea dataset written through
+# sstable-flight's own performance goals (docs/PERFORMANCE.md; named
+# bench-lane-a before): a Cassandra node, the dataset written through
 # CQL (1M key-value rows, 100k series × 10 rows) and compacted, and
 # sstable-flight as a process beside it; then warm keyed reads, keyed
 # throughput, cold first touch and idle RSS, scan rate and overload, each
 # against the same shape through CQL, into build/lane-a/report.md and
-# report.json (flags: go run ./cmd/bench-lane-a -h). About 5 minutes on a
+# report.json (flags: go run ./cmd/bench-flight -h). About 5 minutes on a
 # 2-core machine with the defaults (a minute or two writing the data, the
 # rest 10 s steps; a first run also fetches Cassandra); under a minute with
-# LANEA_FLAGS='-kv-rows 20000 -ts-partitions 2000 -step 3s -warmup 1s -ramp 1,4 -overload-duration 5s'.
-LANEA_FLAGS ?=
-bench-lane-a: deps
-	$(HARNESS) run -mode oa -- $(GO) run ./cmd/bench-lane-a $(LANEA_FLAGS)
+# BENCH_FLIGHT_FLAGS='-kv-rows 20000 -ts-partitions 2000 -step 3s -warmup 1s -ramp 1,4 -overload-duration 5s'.
+BENCH_FLIGHT_FLAGS ?=
+bench-flight: deps
+	$(HARNESS) run -mode oa -- $(GO) run ./cmd/bench-flight $(BENCH_FLIGHT_FLAGS)
 
 # The server's OCI image, built without a docker engine by deploy/image
 # (its own module, so go-containerregistry stays out of the server's):
@@ -220,16 +221,17 @@ kube-test: kube-tools
 	$(KUBE_BIN)/kube-harness run -- sh -c '$(GO) test -count=1 ./cluster/kube/... && \
 		if [ -d helm/charttest ]; then cd helm/charttest && $(GO) test -count=1 ./...; fi'
 
-# Lane B (issues #16, #24): the same queries through one Trino's two
-# catalogs, ours and Trino's cassandra connector, over one node holding
+# Trino through our connector against Trino's own cassandra connector
+# (docs/loadgen.md; named bench-lane-b before): the same queries through
+# one Trino's two catalogs, ours and Trino's cassandra connector, over one node holding
 # 2M-row kv and ts tables, a 100-key join and keyed lookups at 8 and 32
-# clients; report in build/lane-b/ (flags: go run ./cmd/bench-lane-b -h).
+# clients; report in build/lane-b/ (flags: go run ./cmd/bench-trino -h).
 # A first run takes 20-25 minutes on two cores (writing the data and the
 # 30 s load levels are most of it); a smoke run takes a few with
-# LANEB_FLAGS='-kv-rows 20000 -ts-partitions 2000 -runs 2 -profile-runs 1 -concurrency-duration 5s -concurrency-profile 5s'.
-LANEB_FLAGS ?=
-bench-lane-b: deps
-	$(HARNESS) run -mode oa -- $(GO) run ./cmd/bench-lane-b $(LANEB_FLAGS)
+# BENCH_TRINO_FLAGS='-kv-rows 20000 -ts-partitions 2000 -runs 2 -profile-runs 1 -concurrency-duration 5s -concurrency-profile 5s'.
+BENCH_TRINO_FLAGS ?=
+bench-trino: deps
+	$(HARNESS) run -mode oa -- $(GO) run ./cmd/bench-trino $(BENCH_TRINO_FLAGS)
 
 clean:
 	rm -rf $(BUILD)

@@ -90,7 +90,7 @@ type Config struct {
 	CQLPageSize int // scan page size (default 5000)
 
 	// BeforeStep, when set, runs before each step's warm-up with the arm
-	// ("flight" or "cql") and the step's index: Lane A (loadgen/lanea)
+	// ("flight" or "cql") and the step's index: loadgen/flightbench
 	// starts a server CPU profile there, so it covers one step and
 	// nothing else.
 	BeforeStep func(arm string, index int)

@@ -33,7 +33,9 @@
 //	html.go       the HTML report: charts over the ramp and every step
 //	run.go        Run: the whole ramp, both arms
 //
-// Lane A (package loadgen/lanea, cmd/bench-lane-a) builds its goals on
-// Run, DialFlight, ReadEndpoints and ScrapeMetrics; imports flow from
-// lanea to loadgen only.
+// The Flight server's performance goals (package loadgen/flightbench,
+// cmd/bench-flight) build on Run, DialFlight, ReadEndpoints and
+// ScrapeMetrics, and the benchmarks' shared dataset and server process
+// (loadgen/testbed) on ScrapeMetrics; imports flow from those packages to
+// loadgen only.
 package loadgen

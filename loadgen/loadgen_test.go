@@ -104,7 +104,7 @@ func TestSampleKeys(t *testing.T) {
 		t.Fatalf("partition key %+v, want id bigint", s.Key)
 	}
 	keys := func(n int, seed uint64) []string {
-		sm, err := SampleKeys(ctx, c, s, n, 4, seed)
+		sm, err := sampleKeys(ctx, c, s, n, 4, seed, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -45,20 +45,16 @@ type Sample struct {
 // sampleStream separates the sampler's random stream from the ops'.
 const sampleStream = 1 << 62
 
-// SampleKeys reads the partition key columns of the whole table through
+// sampleKeys reads the partition key columns of the whole table through
 // the server (a projection, so only key columns cross the wire) and keeps
 // a uniform random sample of up to n distinct partition keys: real keys,
 // so point reads hit partitions that exist and the server computes their
-// tokens, rather than random token ranges standing in for keys.
+// tokens, rather than random token ranges standing in for keys. With
+// clustering it keeps a clustering value per key too (the table must have
+// clustering columns).
 //
 // Endpoints are read one after another in token order, so the same seed
 // over the same data gives the same sample.
-func SampleKeys(ctx context.Context, l *Locations, s *TableSchema, n int, splits int, seed uint64) (*Sample, error) {
-	return sampleKeys(ctx, l, s, n, splits, seed, false)
-}
-
-// sampleKeys is SampleKeys, with clustering values per key when asked
-// (the table must have clustering columns).
 func sampleKeys(ctx context.Context, l *Locations, s *TableSchema, n int, splits int, seed uint64, clustering bool) (*Sample, error) {
 	cols := s.KeyNames()
 	var ck *ClusteringColumn

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sstable-flight/sstable-flight/reconcile"
+	"github.com/sstable-flight/sstable-flight/reconcile/reconciletest"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
@@ -36,7 +37,7 @@ func benchReaders(b *testing.B, table, corpusTable string) []*sstable.Reader {
 
 func benchmarkMerge(b *testing.B, table, corpusTable string) {
 	rs := benchReaders(b, table, corpusTable)
-	t, err := reconcile.TableOf(rs)
+	t, err := reconciletest.TableOf(rs)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func BenchmarkFastVsRaw(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			rs := benchReaders(b, tc.table, tc.corpus)
-			t, err := reconcile.TableOf(rs)
+			t, err := reconciletest.TableOf(rs)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -176,7 +177,7 @@ func BenchmarkFastVsRaw(b *testing.B) {
 // input rows/s ÷ fast-path rows/s.
 func BenchmarkMerge3VsFast(b *testing.B) {
 	rs := benchReaders(b, "gens", "deletions")
-	t, err := reconcile.TableOf(rs)
+	t, err := reconciletest.TableOf(rs)
 	if err != nil {
 		b.Fatal(err)
 	}

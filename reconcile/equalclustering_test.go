@@ -16,6 +16,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 	"github.com/sstable-flight/sstable-flight/reconcile"
+	"github.com/sstable-flight/sstable-flight/reconcile/reconciletest"
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
@@ -117,7 +118,7 @@ func TestEqualClusteringBytesMatchCQL(t *testing.T) {
 				t.Fatalf("%s: %v", q, err)
 			}
 			readers := openTable(t, s, n, equalKeyspace, l.name, len(l.sstables))
-			table, err := reconcile.TableOf(readers)
+			table, err := reconciletest.TableOf(readers)
 			if err != nil {
 				t.Fatal(err)
 			}

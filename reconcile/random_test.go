@@ -23,6 +23,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/reconcile"
+	"github.com/sstable-flight/sstable-flight/reconcile/reconciletest"
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
@@ -1060,7 +1061,7 @@ func (c *randCase) mergedRows(now int64, open func(*reconcile.Table, []*sstable.
 		}
 		readers = append(readers, r)
 	}
-	table, err := reconcile.TableOf(readers)
+	table, err := reconciletest.TableOf(readers)
 	if err != nil {
 		return nil, 0, err
 	}

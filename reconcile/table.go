@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"fmt"
-	"sort"
 	"sync"
 
 	"github.com/sstable-flight/sstable-flight/sstable"
@@ -64,40 +63,6 @@ func (t *Table) derive() *derived {
 		}
 	})
 	return &t.derived
-}
-
-// TableOf builds the table from the SSTables' serialization headers: the
-// union of their columns. A column no SSTable has written is unknown here
-// and reads as absent; callers with the real schema can add it.
-func TableOf(readers []*sstable.Reader) (*Table, error) {
-	t := &Table{}
-	seen := map[string]int{}
-	for _, r := range readers {
-		if t.Clustering == nil {
-			t.Clustering = r.Schema.Clustering
-		} else if len(t.Clustering) != len(r.Schema.Clustering) {
-			return nil, fmt.Errorf("build table: SSTables disagree on the clustering (%d vs %d columns)", len(t.Clustering), len(r.Schema.Clustering))
-		}
-		for k, cols := range [][]sstable.Column{r.Schema.Regular, r.Schema.Static} {
-			for _, c := range cols {
-				if i, ok := seen[c.Name]; ok {
-					if t.Columns[i].Static != (k == 1) {
-						return nil, fmt.Errorf("build table: column %q is static in one SSTable and regular in another", c.Name)
-					}
-					continue
-				}
-				seen[c.Name] = len(t.Columns)
-				t.Columns = append(t.Columns, Column{Name: c.Name, Type: c.Type, Static: k == 1})
-			}
-		}
-	}
-	sort.SliceStable(t.Columns, func(i, j int) bool {
-		if t.Columns[i].Static != t.Columns[j].Static {
-			return t.Columns[i].Static
-		}
-		return t.Columns[i].Name < t.Columns[j].Name
-	})
-	return t, nil
 }
 
 // Without removes columns from the table (a dropped column that was not

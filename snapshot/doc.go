@@ -2,7 +2,7 @@
 // for a (keyspace, table), safe against Cassandra's flushes and
 // compactions, and keeps data seconds fresh.
 //
-//   - Layout, FindTable and Lister find table directories and list their
+//   - Lister finds table directories (layout.go) and lists their
 //     SSTables as Cassandra would load them: txn logs (txnlog.go,
 //     txnrecord.go, txnclassify.go) hide what a running flush or
 //     compaction writes and what a finished one obsoleted. Keyspace and

@@ -68,14 +68,12 @@ func skipLink(dir string, e fs.DirEntry, skipped func(SkippedLink)) bool {
 	return true
 }
 
-// Layout lists the tables and their SSTables under a Cassandra data
-// directory. Other entries (snapshots/, backups/, stray files such as
-// schema.cql) are ignored, and so are keyspace and table directories
-// that are symbolic links (skipLink); directories that cannot be read
-// are errors.
-func Layout(dataDir string) ([]TableDir, error) { return layout(dataDir, nil) }
-
-// layout is Layout, telling skipped of every link it skipped.
+// layout lists the tables and their SSTables under a Cassandra data
+// directory, telling skipped (when set) of every link it skipped. Other
+// entries (snapshots/, backups/, stray files such as schema.cql) are
+// ignored, and so are keyspace and table directories that are symbolic
+// links (skipLink); directories that cannot be read are errors. The
+// server lists through a Lister (Lister.Layout, Lister.Find).
 func layout(dataDir string, skipped func(SkippedLink)) ([]TableDir, error) {
 	keyspaces, err := os.ReadDir(dataDir)
 	if err != nil {
@@ -159,16 +157,12 @@ func lessPrefix(a, b string) bool {
 	return a < b
 }
 
-// FindTable lists the directories of one table (more than one when the
+// findTable lists the directories of one table (more than one when the
 // table was dropped and re-created: each has its table id) without
-// walking the rest of the data directory, as Layout would find them: a
-// keyspace or table directory that is a symbolic link is not (skipLink).
-// Names must be validated by the caller: they are joined into a path.
-func FindTable(dataDir, keyspace, table string) ([]TableDir, error) {
-	return findTable(dataDir, keyspace, table, nil)
-}
-
-// findTable is FindTable, telling skipped of every link it skipped.
+// walking the rest of the data directory, as layout would find them: a
+// keyspace or table directory that is a symbolic link is not (skipLink),
+// and skipped (when set) is told of it. Names must be validated by the
+// caller: they are joined into a path.
 func findTable(dataDir, keyspace, table string, skipped func(SkippedLink)) ([]TableDir, error) {
 	ksDir := filepath.Join(dataDir, keyspace)
 	st, err := os.Lstat(ksDir)

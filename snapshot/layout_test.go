@@ -16,7 +16,7 @@ import (
 func TestLayoutOfCorpus(t *testing.T) {
 	for _, mode := range corpus.Modes {
 		dir := filepath.Join("..", "testdata", "corpus", mode)
-		tables, err := Layout(dir)
+		tables, err := layout(dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func TestLayoutOfCorpus(t *testing.T) {
 }
 
 func TestLayoutErrorsNameTheDirectory(t *testing.T) {
-	_, err := Layout(filepath.Join(t.TempDir(), "missing"))
+	_, err := layout(filepath.Join(t.TempDir(), "missing"), nil)
 	if err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Fatalf("want an error naming the directory, got %v", err)
 	}

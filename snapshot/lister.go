@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Lister finds a table's directories and SSTables like FindTable, but
+// Lister finds a table's directories and SSTables (findTable), but
 // reads a directory again only when its modification time changed: every
 // flush and compaction creates or removes files, which updates the
 // directory's mtime. Listing a table directory costs a readdir and a stat
@@ -48,7 +48,8 @@ func NewLister(dataDir string, skipped func(SkippedLink)) *Lister {
 	return &Lister{dataDir: dataDir, now: time.Now, skipped: skipped, tables: map[string]listed{}, links: map[string]bool{}}
 }
 
-// Layout is Layout of the lister's data directory (it caches nothing).
+// Layout lists every table of the lister's data directory (layout; it
+// caches nothing).
 func (l *Lister) Layout() ([]TableDir, error) { return layout(l.dataDir, l.skip) }
 
 // skip tells l.skipped of a link the first time it is skipped.

@@ -10,7 +10,7 @@ import (
 
 // TestLinkedDirsNotFollowed: keyspace and table directories that are
 // symbolic links, out of the data directory or within it, are neither
-// listed (Layout) nor found (FindTable, Lister.Find), and the Lister
+// listed (layout, Lister.Layout) nor found (findTable, Lister.Find), and the Lister
 // tells of each once however often it meets it.
 func TestLinkedDirsNotFollowed(t *testing.T) {
 	tmp := t.TempDir()
@@ -37,12 +37,12 @@ func TestLinkedDirsNotFollowed(t *testing.T) {
 		}
 	}
 
-	tables, err := Layout(data)
+	tables, err := layout(data, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(tables) != 1 || tables[0].Keyspace != "ks" || tables[0].Table != "t" {
-		t.Fatalf("Layout: %+v, want ks.t alone", tables)
+		t.Fatalf("layout: %+v, want ks.t alone", tables)
 	}
 	var told []SkippedLink
 	l := NewLister(data, func(s SkippedLink) { told = append(told, s) })
@@ -51,9 +51,9 @@ func TestLinkedDirsNotFollowed(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, kt := range [][2]string{{"ks_out", "t"}, {"ks_in", "t"}, {"ks", "u"}, {"ks", "v"}, {"ks_gone", "t"}} {
-			dirs, err := FindTable(data, kt[0], kt[1])
+			dirs, err := findTable(data, kt[0], kt[1], nil)
 			if err != nil || len(dirs) != 0 {
-				t.Errorf("FindTable %s.%s: %+v, %v; want nothing", kt[0], kt[1], dirs, err)
+				t.Errorf("findTable %s.%s: %+v, %v; want nothing", kt[0], kt[1], dirs, err)
 			}
 			if dirs, err = l.Find(kt[0], kt[1]); err != nil || len(dirs) != 0 {
 				t.Errorf("Lister.Find %s.%s: %+v, %v; want nothing", kt[0], kt[1], dirs, err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"sync"
-	"time"
 
 	"github.com/sstable-flight/sstable-flight/internal/iostall"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
@@ -17,12 +16,8 @@ import (
 // stays stuck in the kernel (a hung NFS mount, a dying disk). Further
 // operations on a file with one stuck are refused at once, and past the
 // guard's limit of stuck operations every one is. One guard serves every
-// reader of a process.
+// reader of a process; internal/iostall.New makes it.
 type IOGuard = iostall.Guard
-
-// NewIOGuard returns a guard giving up after timeout, refusing all
-// operations while maxStuck are stuck.
-func NewIOGuard(timeout time.Duration, maxStuck int) *IOGuard { return iostall.New(timeout, maxStuck) }
 
 // ErrStalled matches the error of an open or read that an IOGuard gave
 // up on or refused.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sstable-flight/sstable-flight/internal/corpus"
+	"github.com/sstable-flight/sstable-flight/internal/iostall"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
@@ -73,7 +74,7 @@ func TestIOGuardBoundsHungStorage(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer local.Close()
-			g := sstable.NewIOGuard(timeout, 64)
+			g := iostall.New(timeout, 64)
 			guarded, err := sstable.Open(path, sstable.Options{FS: newMemFS(), IOGuard: g})
 			if err != nil {
 				t.Fatal(err)
@@ -93,7 +94,7 @@ func TestIOGuardBoundsHungStorage(t *testing.T) {
 				for _, stallOpen := range []bool{true, false} {
 					fs := &stallFS{memFS: newMemFS(), component: c, open: stallOpen, release: make(chan struct{})}
 					start := time.Now()
-					r, err := sstable.Open(path, sstable.Options{FS: fs, IOGuard: sstable.NewIOGuard(timeout, 64)})
+					r, err := sstable.Open(path, sstable.Options{FS: fs, IOGuard: iostall.New(timeout, 64)})
 					took := time.Since(start)
 					fs.unblock()
 					if err == nil {
@@ -107,7 +108,7 @@ func TestIOGuardBoundsHungStorage(t *testing.T) {
 			// Data.db is read by scans, after the open.
 			fs := &stallFS{memFS: newMemFS(), component: "Data.db", release: make(chan struct{})}
 			defer fs.unblock()
-			r, err := sstable.Open(path, sstable.Options{FS: fs, IOGuard: sstable.NewIOGuard(timeout, 64)})
+			r, err := sstable.Open(path, sstable.Options{FS: fs, IOGuard: iostall.New(timeout, 64)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +181,7 @@ func TestContextEndsGuardedReads(t *testing.T) {
 			for _, c := range []string{index, "Data.db"} {
 				armed := new(atomic.Bool)
 				fs := &stallFS{memFS: newMemFS(), component: c, release: make(chan struct{}), armed: armed}
-				r, err := sstable.Open(path, sstable.Options{FS: fs, IOGuard: sstable.NewIOGuard(time.Hour, 64)})
+				r, err := sstable.Open(path, sstable.Options{FS: fs, IOGuard: iostall.New(time.Hour, 64)})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -98,37 +98,6 @@ type HistogramBucket struct {
 	Count  int64
 }
 
-// HistogramMin is EstimatedHistogram.min(): the smallest value the first
-// non-empty bucket can hold (0 for bucket 0).
-func HistogramMin(h []HistogramBucket) int64 {
-	for i, b := range h {
-		if b.Count > 0 {
-			if i == 0 {
-				return 0
-			}
-			return b.Offset + 1
-		}
-	}
-	return 0
-}
-
-// HistogramMax is EstimatedHistogram.max(): the upper bound of the last
-// non-empty bucket, MaxInt64 when the overflow bucket is not empty.
-func HistogramMax(h []HistogramBucket) int64 {
-	if len(h) == 0 {
-		return 0
-	}
-	if h[len(h)-1].Count > 0 {
-		return math.MaxInt64
-	}
-	for i := len(h) - 2; i >= 0; i-- {
-		if h[i].Count > 0 {
-			return h[i+1].Offset
-		}
-	}
-	return 0
-}
-
 // CommitLogPosition is a position in a commit log segment.
 type CommitLogPosition struct {
 	SegmentID int64

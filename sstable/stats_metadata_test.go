@@ -176,8 +176,8 @@ func checkStatsReport(t *testing.T, name string, s *sstable.Statistics, v sstabl
 		// NB: the report prints EstimatedHistogram.min(), one above the
 		// offset written with the first non-empty bucket, and max(), the
 		// offset written with the bucket after the last non-empty one.
-		checkInt2("Min", sstable.HistogramMin(h.buckets))
-		checkInt2("Max", sstable.HistogramMax(h.buckets))
+		checkInt2("Min", histogramMin(h.buckets))
+		checkInt2("Max", histogramMax(h.buckets))
 	}
 
 	if v.KeyRange {
@@ -382,4 +382,36 @@ func TestStatsCorruptionAllModes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// histogramMin is EstimatedHistogram.min(), as sstablemetadata prints it
+// (the reader itself never needs it): the smallest value the first
+// non-empty bucket can hold (0 for bucket 0).
+func histogramMin(h []sstable.HistogramBucket) int64 {
+	for i, b := range h {
+		if b.Count > 0 {
+			if i == 0 {
+				return 0
+			}
+			return b.Offset + 1
+		}
+	}
+	return 0
+}
+
+// histogramMax is EstimatedHistogram.max(): the upper bound of the last
+// non-empty bucket, MaxInt64 when the overflow bucket is not empty.
+func histogramMax(h []sstable.HistogramBucket) int64 {
+	if len(h) == 0 {
+		return 0
+	}
+	if h[len(h)-1].Count > 0 {
+		return math.MaxInt64
+	}
+	for i := len(h) - 2; i >= 0; i-- {
+		if h[i].Count > 0 {
+			return h[i+1].Offset
+		}
+	}
+	return 0
 }

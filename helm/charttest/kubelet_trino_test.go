@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
-	"github.com/sstable-flight/sstable-flight/loadgen/laneb"
+	"github.com/sstable-flight/sstable-flight/loadgen/trinobench"
 )
 
 // What make kube-e2e gives the Trino check: Trino 476's install
@@ -30,7 +30,7 @@ const (
 // catalog whose seeds are the servers in the pods (the Service's pod
 // addresses), and checks count(*) of ks.kv equals CQL's.
 func trinoCountEqualsCQL(t *testing.T, uris []string, ks string, want int) {
-	spec := laneb.TrinoSpec{
+	spec := trinobench.TrinoSpec{
 		Home: os.Getenv(envTrinoHome), JavaHome: os.Getenv(envTrinoJava), PluginDir: os.Getenv(envTrinoPlugin),
 		WorkDir: t.TempDir(), Heap: "2G", FlightURI: strings.Join(uris, ","),
 	}
@@ -60,7 +60,7 @@ func trinoCountEqualsCQL(t *testing.T, uris []string, ks string, want int) {
 	spec.CQLPort = port
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	tr, err := laneb.StartTrino(ctx, spec)
+	tr, err := trinobench.StartTrino(ctx, spec)
 	if err != nil {
 		t.Fatalf("start trino: %v", err)
 	}
@@ -69,8 +69,8 @@ func trinoCountEqualsCQL(t *testing.T, uris []string, ks string, want int) {
 			t.Error(err)
 		}
 	}()
-	c := &laneb.Client{Base: tr.Base, HTTP: &http.Client{Timeout: time.Minute}}
-	q := fmt.Sprintf("SELECT count(*) FROM %s.%s.kv", laneb.OursCatalog, ks)
+	c := &trinobench.Client{Base: tr.Base, HTTP: &http.Client{Timeout: time.Minute}}
+	q := fmt.Sprintf("SELECT count(*) FROM %s.%s.kv", trinobench.OursCatalog, ks)
 	ans, err := c.Rows(ctx, q)
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)

@@ -35,7 +35,7 @@ func OpenSSTables(t testing.TB, tbl *corpus.CorpusTable) []*sstable.Reader {
 func OpenTable(t testing.TB, tbl *corpus.CorpusTable) ([]*sstable.Reader, *reconcile.Table) {
 	t.Helper()
 	readers := OpenSSTables(t, tbl)
-	table, err := reconcile.TableOf(readers)
+	table, err := TableOf(readers)
 	if err != nil {
 		t.Fatal(err)
 	}

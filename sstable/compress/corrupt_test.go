@@ -162,11 +162,6 @@ func TestInfoValidation(t *testing.T) {
 	if err != nil || info.Options["a"] != "b" || info.MaxCompressedLength != 1<<31-1 || info.NumChunks() != 2 {
 		t.Errorf("3.x layout: %+v, %v", info, err)
 	}
-	for v, want := range map[string]bool{"mc": false, "me": false, "na": true, "nb": true, "oa": true, "da": true} {
-		if HasMaxCompressedLength(v) != want {
-			t.Errorf("HasMaxCompressedLength(%q) = %v", v, !want)
-		}
-	}
 }
 
 func TestReadChunkRange(t *testing.T) {

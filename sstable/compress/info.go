@@ -44,18 +44,10 @@ type Info struct {
 	codec codecKind
 }
 
-// HasMaxCompressedLength reports whether SSTables of the given version
-// (e.g. "nb", "oa", "da") store the maxCompressedLength field: BIG versions
-// from "na" (4.0) on and every BTI version ("d*"); 3.x "m*" files lack it.
-func HasMaxCompressedLength(version string) bool {
-	if version == "" {
-		return true
-	}
-	return version[0] >= 'n' || version[0] == 'd'
-}
-
 // ParseInfo decodes CompressionInfo.db. file names it in errors;
-// hasMaxCompressedLength comes from HasMaxCompressedLength(version).
+// hasMaxCompressedLength is the SSTable version's MaxCompressedLength
+// flag (sstable.Version): whether the file stores that field, as BIG
+// files from na (4.0) on and BTI files do and 3.x files do not.
 func ParseInfo(b []byte, file string, hasMaxCompressedLength bool) (*Info, error) {
 	d := base.NewDecbuf(b, file, infoComponent, 0)
 	info := &Info{File: file, MaxCompressedLength: math.MaxInt32}

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/sstable-flight/sstable-flight/sstable/internal/vint"
 )
 
 // Values inside values: the framing of frozen collections, tuples, UDTs
@@ -213,7 +215,7 @@ func (e *Elements) Next() (v []byte, ok bool) {
 		v = r[4 : 4+l : 4+l]
 		e.off += 4 + l
 	default:
-		l, n, err := ReadUvint(r)
+		l, n, err := vint.ReadUvint(r)
 		if err != nil {
 			e.fail(faultShortLength)
 			return nil, false
@@ -276,7 +278,7 @@ func (e *Elements) describe() string {
 	case faultOverrun:
 		var l int64
 		if e.frame == frameUvint {
-			u, _, _ := ReadUvint(e.b[e.off:])
+			u, _, _ := vint.ReadUvint(e.b[e.off:])
 			l = int64(u) // a length beyond the int64s is shown negative
 		} else {
 			l = int64(int32(binary.BigEndian.Uint32(e.b[e.off:])))

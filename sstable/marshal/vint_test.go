@@ -3,148 +3,70 @@ package marshal_test
 import (
 	"bytes"
 	"errors"
-	"math"
+	"os/exec"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
-// TestUvintVectors pins encodings as Cassandra's VIntCoding writes them.
-func TestUvintVectors(t *testing.T) {
-	for _, tc := range []struct {
-		v   uint64
-		enc []byte
-	}{
-		{0, []byte{0x00}},
-		{127, []byte{0x7f}},
-		{128, []byte{0x80, 0x80}},
-		{16383, []byte{0xbf, 0xff}},
-		{16384, []byte{0xc0, 0x40, 0x00}},
-		{1<<56 - 1, []byte{0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
-		{1 << 56, []byte{0xff, 0x01, 0, 0, 0, 0, 0, 0, 0}},
-		{math.MaxUint64, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
-	} {
-		if got := marshal.AppendUvint(nil, tc.v); !bytes.Equal(got, tc.enc) {
-			t.Errorf("AppendUvint(%d) = % x, want % x", tc.v, got, tc.enc)
-		}
-		v, n, err := marshal.ReadUvint(tc.enc)
-		if v != tc.v || n != len(tc.enc) || err != nil {
-			t.Errorf("ReadUvint(% x) = %d, %d, %v; want %d, %d, nil", tc.enc, v, n, err, tc.v, len(tc.enc))
-		}
+// TestVintExports: the exports here are the codec of sstable/internal/vint
+// (tested there), and its truncation error is ErrMalformed.
+func TestVintExports(t *testing.T) {
+	enc := marshal.AppendUvint(nil, 16384)
+	if !bytes.Equal(enc, []byte{0xc0, 0x40, 0x00}) || marshal.UvintSize(enc[0]) != 3 {
+		t.Errorf("AppendUvint(16384) = % x, UvintSize %d", enc, marshal.UvintSize(enc[0]))
+	}
+	if v, n, err := marshal.ReadUvint(enc); v != 16384 || n != 3 || err != nil {
+		t.Errorf("ReadUvint(% x) = %d, %d, %v", enc, v, n, err)
+	}
+	if v, n, err := marshal.ReadVint(marshal.AppendVint(nil, -65)); v != -65 || n != 2 || err != nil {
+		t.Errorf("ReadVint(AppendVint(-65)) = %d, %d, %v", v, n, err)
+	}
+	if marshal.DecodeZigZag(marshal.EncodeZigZag(-2)) != -2 {
+		t.Error("zigzag does not round-trip -2")
+	}
+	if _, _, err := marshal.ReadUvint(enc[:2]); !errors.Is(err, marshal.ErrMalformed) {
+		t.Errorf("truncated vint: err %v, want ErrMalformed", err)
 	}
 }
 
-// TestUvintEveryLength round-trips the smallest and largest value of
-// every length, 1 to 9 bytes, checks the length against UvintSize, and
-// that every proper prefix is an error, never a panic.
-func TestUvintEveryLength(t *testing.T) {
-	for size := 1; size <= 9; size++ {
-		lo, hi := uint64(0), uint64(math.MaxUint64)
-		if size > 1 {
-			lo = 1 << (7 * (size - 1))
+// TestVintInlines: vints are decoded per cell, and a function call per
+// vint shows in the scan and Arrow-append benchmarks. The codec's small
+// functions must inline, and so must the exports here that call them
+// (ReadUvint's wrapper is within a few points of the inliner's budget).
+// ReadVint and AppendVint are too large and documented as such.
+func TestVintInlines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the compiler")
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command:", err)
+	}
+	// The compiler's diagnostics are replayed from the build cache, so
+	// this costs a compilation only after a change.
+	out, err := exec.Command(gobin, "build", "-gcflags=-m", ".", "../internal/vint").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build -gcflags=-m: %v\n%s", err, out)
+	}
+	// The compiler heads each package's diagnostics with "# import/path".
+	sections := map[string]string{}
+	pkg := ""
+	for _, line := range strings.Split(string(out), "\n") {
+		if p, ok := strings.CutPrefix(line, "# "); ok {
+			pkg = p
+			continue
 		}
-		if size < 9 {
-			hi = 1<<(7*size) - 1
-		}
-		for _, v := range []uint64{lo, lo + 1, hi - 1, hi} {
-			enc := marshal.AppendUvint([]byte{0xee}, v)[1:] // appends, keeping dst
-			if len(enc) != size || marshal.UvintSize(enc[0]) != size {
-				t.Errorf("%d: encoded in %d bytes (UvintSize %d), want %d", v, len(enc), marshal.UvintSize(enc[0]), size)
+		sections[pkg] += line + "\n"
+	}
+	for _, pkg := range []string{"sstable/marshal", "sstable/internal/vint"} {
+		text := sections["github.com/sstable-flight/sstable-flight/"+pkg]
+		for _, fn := range []string{"UvintSize", "ReadUvint", "DecodeZigZag", "EncodeZigZag", "AppendUvint"} {
+			if !regexp.MustCompile(`(?m)vint\.go:\d+:\d+: can inline ` + fn + `$`).MatchString(text) {
+				t.Errorf("%s: %s does not inline", pkg, fn)
 			}
-			// Trailing bytes are not read.
-			got, n, err := marshal.ReadUvint(append(enc, 0xaa, 0xbb))
-			if got != v || n != size || err != nil {
-				t.Errorf("ReadUvint(% x) = %d, %d, %v; want %d, %d", enc, got, n, err, v, size)
-			}
-			for cut := range size {
-				if _, n, err := marshal.ReadUvint(enc[:cut]); !errors.Is(err, marshal.ErrMalformed) || n != 0 {
-					t.Errorf("ReadUvint(% x), %d of %d bytes: n %d, err %v; want ErrMalformed", enc[:cut], cut, size, n, err)
-				}
-			}
 		}
 	}
-}
-
-// TestUvintLongForm reads a value written in more bytes than needed:
-// Cassandra reads any form, so a reader must too.
-func TestUvintLongForm(t *testing.T) {
-	if v, n, err := marshal.ReadUvint([]byte{0x80, 0x05}); v != 5 || n != 2 || err != nil {
-		t.Errorf("ReadUvint(80 05) = %d, %d, %v; want 5, 2, nil", v, n, err)
-	}
-}
-
-func TestVintZigzag(t *testing.T) {
-	for enc, want := range map[byte]int64{0: 0, 1: -1, 2: 1, 3: -2, 0x7f: -64} {
-		if v, n, err := marshal.ReadVint([]byte{enc}); v != want || n != 1 || err != nil {
-			t.Errorf("ReadVint(%#x) = %d, %d, %v; want %d", enc, v, n, err, want)
-		}
-	}
-	for _, v := range []int64{0, 1, -1, 63, -64, 64, -65, math.MaxInt32, math.MinInt32, math.MaxInt64, math.MinInt64} {
-		enc := marshal.AppendVint(nil, v)
-		got, n, err := marshal.ReadVint(enc)
-		if got != v || n != len(enc) || err != nil {
-			t.Errorf("vint %d: encoded % x, read %d, %d, %v", v, enc, got, n, err)
-		}
-	}
-	for u, v := range map[uint64]int64{0: 0, 1: -1, 2: 1, 3: -2, math.MaxUint64 - 1: math.MaxInt64, math.MaxUint64: math.MinInt64} {
-		if got := marshal.DecodeZigZag(u); got != v {
-			t.Errorf("DecodeZigZag(%d) = %d, want %d", u, got, v)
-		}
-		if got := marshal.EncodeZigZag(v); got != u {
-			t.Errorf("EncodeZigZag(%d) = %d, want %d", v, got, u)
-		}
-	}
-	if _, _, err := marshal.ReadVint(nil); !errors.Is(err, marshal.ErrMalformed) {
-		t.Errorf("ReadVint(nil): err %v, want ErrMalformed", err)
-	}
-}
-
-// TestUvintNoAllocs: decoders on hot paths (row decoding, Arrow appends,
-// comparators) call ReadUvint per value, malformed or not.
-func TestUvintNoAllocs(t *testing.T) {
-	good, short := []byte{0xc0, 0x40, 0x00}, []byte{0xc0, 0x40}
-	var buf [9]byte
-	if a := testing.AllocsPerRun(100, func() {
-		_, _, _ = marshal.ReadUvint(good)
-		_, _, _ = marshal.ReadUvint(short)
-		_ = marshal.AppendUvint(buf[:0], math.MaxUint64)
-	}); a != 0 {
-		t.Errorf("%v allocations per run, want 0", a)
-	}
-}
-
-// FuzzUvint: any bytes read without a panic; what reads re-encodes to
-// the same value in at most as many bytes (the shortest form), and
-// reads back from that.
-func FuzzUvint(f *testing.F) {
-	for _, s := range [][]byte{{}, {0}, {0x7f}, {0x80, 0x80}, {0xc0, 0x40}, {0xfe}, {0xff, 1, 2, 3, 4, 5, 6, 7, 8}, {0x80, 0x05}} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v, n, err := marshal.ReadUvint(b)
-		if err != nil {
-			if !errors.Is(err, marshal.ErrMalformed) || n != 0 {
-				t.Fatalf("% x: n %d, err %v", b, n, err)
-			}
-			if len(b) > 0 && marshal.UvintSize(b[0]) <= len(b) {
-				t.Fatalf("% x: error %v though all %d bytes are there", b, err, marshal.UvintSize(b[0]))
-			}
-			return
-		}
-		if n != marshal.UvintSize(b[0]) || n > len(b) {
-			t.Fatalf("% x: n %d, UvintSize %d", b, n, marshal.UvintSize(b[0]))
-		}
-		enc := marshal.AppendUvint(nil, v)
-		if len(enc) > n {
-			t.Fatalf("% x: %d re-encodes in %d bytes, more than %d", b, v, len(enc), n)
-		}
-		if w, m, err := marshal.ReadUvint(enc); w != v || m != len(enc) || err != nil {
-			t.Fatalf("%d: % x reads as %d, %d, %v", v, enc, w, m, err)
-		}
-		// Zigzag is a bijection: the signed value re-encodes to the same bytes.
-		s, m, err := marshal.ReadVint(b)
-		if m != n || err != nil || !bytes.Equal(marshal.AppendVint(nil, s), enc) {
-			t.Fatalf("% x: signed read %d, %d, %v", b, s, m, err)
-		}
-	})
 }

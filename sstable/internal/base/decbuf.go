@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/sstable-flight/sstable-flight/sstable/marshal"
+	"github.com/sstable-flight/sstable-flight/sstable/internal/vint"
 )
 
 // Decbuf decodes big-endian values and Cassandra vints from a byte slice.
@@ -131,7 +131,7 @@ func (d *Decbuf) F64() float64 { return math.Float64frombits(d.U64()) }
 // UTF reads Java's writeUTF: u16 length then (modified) UTF-8 bytes.
 func (d *Decbuf) UTF() string { return string(d.take(int(d.U16()))) }
 
-// UVint reads Cassandra's unsigned vint with marshal.ReadUvint, the one
+// UVint reads Cassandra's unsigned vint with vint.ReadUvint, the one
 // implementation of the encoding (its layout is drawn there). A one-byte
 // vint, most of those in a Data.db, is read here without the call.
 func (d *Decbuf) UVint() uint64 {
@@ -142,12 +142,12 @@ func (d *Decbuf) UVint() uint64 {
 		d.pos++
 		return uint64(d.B[d.pos-1])
 	}
-	v, n, err := marshal.ReadUvint(d.B[d.pos:])
+	v, n, err := vint.ReadUvint(d.B[d.pos:])
 	if err != nil {
 		if d.Len() < 1 {
 			d.short("%w: vint", ErrShort)
 		} else {
-			d.short("%w: vint of %d bytes, have %d", ErrShort, marshal.UvintSize(d.B[d.pos]), d.Len())
+			d.short("%w: vint of %d bytes, have %d", ErrShort, vint.UvintSize(d.B[d.pos]), d.Len())
 		}
 		return 0
 	}
@@ -157,7 +157,7 @@ func (d *Decbuf) UVint() uint64 {
 
 // Vint reads a signed (zigzag-encoded) vint.
 func (d *Decbuf) Vint() int64 {
-	return marshal.DecodeZigZag(d.UVint())
+	return vint.DecodeZigZag(d.UVint())
 }
 
 // UVint32 reads an unsigned vint that must fit an int32 (lengths, counts).
