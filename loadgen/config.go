@@ -101,6 +101,15 @@ type Config struct {
 	CSV      io.Writer // one CSV row per step; nil: none
 }
 
+// resolve applies the defaults and checks every value: the one place
+// either happens, as flightserver's and snapshot's Configs do. It is
+// idempotent. Unlike theirs it reports every bad value at once (a
+// command line often has several), not the first.
+func (c *Config) resolve() error {
+	c.defaults()
+	return c.check()
+}
+
 func (c *Config) defaults() {
 	if c.Addr == "" {
 		c.Addr = "127.0.0.1:8815"

@@ -24,8 +24,7 @@ type Report struct {
 // ops through CQL, writing each step as it ends. A cancelled ctx ends the
 // run after the step in progress, with what was measured and ctx's error.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	cfg.defaults()
-	if err := cfg.check(); err != nil {
+	if err := cfg.resolve(); err != nil {
 		return nil, err
 	}
 	fc, err := DialFlight(&cfg)

@@ -118,8 +118,7 @@ func TestMixDrawsEveryShape(t *testing.T) {
 		m, err := ParseMix(bad)
 		if err == nil {
 			cfg := Config{Keyspace: "k", Table: "t", Shape: ShapeMix, Mix: m}
-			cfg.defaults()
-			err = cfg.check()
+			err = cfg.resolve()
 		}
 		if err == nil {
 			t.Errorf("mix %q accepted", bad)
