@@ -33,7 +33,8 @@ type Command struct {
 	// Limit stops after this many rows per endpoint (0: no limit).
 	Limit int64 `json:"limit,omitempty"`
 	// Splits asks for this many endpoints for a scan (0: the server sizes
-	// splits by the partition estimates of the SSTables).
+	// splits by the row estimates of the SSTables, rowsPerSplit rows a
+	// split).
 	Splits int `json:"splits,omitempty"`
 	// QueryID names the query this plan is one of: the plans naming one
 	// id share the read time of its first plan on this server and, per
