@@ -17,10 +17,12 @@ func TestRingTicketShape(t *testing.T) {
 		{`{"ks":"k","t":"t","range":["1","2"],"now":1,"epoch":"e1","ring":true}`, "a ring ticket names no snapshot epoch"},
 		{`{"ks":"k","t":"t","range":["1","2"],"now":1,"epoch":""}`, "no snapshot epoch"},
 	} {
-		_, err := decodePayload([]byte(c.payload))
-		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
-			t.Errorf("%s: %v, want %q", c.payload, err, c.err)
-		}
+		t.Run(c.payload, func(t *testing.T) {
+			_, err := decodePayload([]byte(c.payload))
+			if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+				t.Errorf("%s: %v, want %q", c.payload, err, c.err)
+			}
+		})
 	}
 }
 

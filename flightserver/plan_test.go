@@ -1,6 +1,7 @@
 package flightserver
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -54,8 +55,10 @@ func TestSplitCount(t *testing.T) {
 		p    int64
 		want int
 	}{{0, 0, 1}, {0, 1, 1}, {0, rowsPerSplit, 1}, {0, rowsPerSplit + 1, 2}, {5, 1, 5}, {0, math.MaxInt64 / 2, maxSplits}} {
-		if got := splitCount(c.req, c.p); got != c.want {
-			t.Errorf("splitCount(%d, %d) = %d, want %d", c.req, c.p, got, c.want)
-		}
+		t.Run(fmt.Sprintf("%d rows of %d", c.req, c.p), func(t *testing.T) {
+			if got := splitCount(c.req, c.p); got != c.want {
+				t.Errorf("splitCount(%d, %d) = %d, want %d", c.req, c.p, got, c.want)
+			}
+		})
 	}
 }

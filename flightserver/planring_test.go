@@ -3,6 +3,7 @@ package flightserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -73,16 +74,18 @@ func TestIntersect(t *testing.T) {
 		{cluster.Range{Start: 10, End: 0}, cluster.Range{Start: -5, End: 20}, []cluster.Range{{Start: -5, End: 0}, {Start: 10, End: 20}}},
 		{cluster.Range{Start: 0, End: 10}, cluster.Range{Start: 10, End: 20}, nil},
 	} {
-		got := intersect(c.a, c.b)
-		if len(got) != len(c.want) {
-			t.Errorf("%s ∩ %s = %v, want %v", c.a, c.b, got, c.want)
-			continue
-		}
-		for i := range got {
-			if got[i] != c.want[i] {
+		t.Run(fmt.Sprintf("%s∩%s", c.a, c.b), func(t *testing.T) {
+			got := intersect(c.a, c.b)
+			if len(got) != len(c.want) {
 				t.Errorf("%s ∩ %s = %v, want %v", c.a, c.b, got, c.want)
+				return
 			}
-		}
+			for i := range got {
+				if got[i] != c.want[i] {
+					t.Errorf("%s ∩ %s = %v, want %v", c.a, c.b, got, c.want)
+				}
+			}
+		})
 	}
 }
 

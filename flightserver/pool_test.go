@@ -43,9 +43,11 @@ func TestPoolSizeClasses(t *testing.T) {
 		{0, 6}, {1, 6}, {63, 6}, {64, 6}, {65, 7}, {128, 7}, {129, 8},
 		{1000, 10}, {1 << 20, 20}, {1<<20 + 1, 21}, {1 << 26, 26}, {1<<26 + 1, 27},
 	} {
-		if got := sizeClass(c.size); got != c.class {
-			t.Errorf("sizeClass(%d) = %d, want %d", c.size, got, c.class)
-		}
+		t.Run(fmt.Sprint(c.size), func(t *testing.T) {
+			if got := sizeClass(c.size); got != c.class {
+				t.Errorf("sizeClass(%d) = %d, want %d", c.size, got, c.class)
+			}
+		})
 	}
 	p := newPoolAllocator()
 	for _, size := range []int{0, 1, 64, 65, 1000, 4096, 100_000, 1<<20 + 1} {

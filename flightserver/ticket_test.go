@@ -151,13 +151,15 @@ func TestSharedTicketKey(t *testing.T) {
 		{"old key, rotated server", a, rotated, codes.Aborted},
 		{"new key, server with the old only", rotated, a, codes.InvalidArgument},
 	} {
-		_, err := countRows(ctx, c.to, plan(c.from))
-		if status.Code(err) != c.want {
-			t.Errorf("%s: %v, want %v", c.name, err, c.want)
-		}
-		if c.want == codes.Aborted && !strings.Contains(err.Error(), "epoch") {
-			t.Errorf("%s: %v, want the epoch's error", c.name, err)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			_, err := countRows(ctx, c.to, plan(c.from))
+			if status.Code(err) != c.want {
+				t.Errorf("%s: %v, want %v", c.name, err, c.want)
+			}
+			if c.want == codes.Aborted && !strings.Contains(err.Error(), "epoch") {
+				t.Errorf("%s: %v, want the epoch's error", c.name, err)
+			}
+		})
 	}
 }
 

@@ -2,6 +2,7 @@ package flightserver
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
@@ -37,26 +38,28 @@ func TestCheckValueTakesWhatPlanningWrites(t *testing.T) {
 		{marshal.VarInt, []string{`"0"`, `"-123456789012345678901234567890"`}, nil},
 		{marshal.Decimal, []string{`"0"`, `"-1.25e-3"`}, nil},
 	} {
-		typ := &marshal.Type{Kind: c.kind}
-		for _, raw := range c.good {
-			v, err := encodeValue(typ, json.RawMessage(raw))
-			if err != nil {
-				t.Errorf("%s %s: %v", typ, raw, err)
-				continue
-			}
-			if err := checkValue(typ, v); err != nil {
-				t.Errorf("%s %s: planning wrote %x, which DoGet refuses: %v", typ, raw, v, err)
-			}
-			if len(v) > 0 {
-				if err := checkValue(typ, append(v, 0)); err == nil && typ.IsFixedLength() {
-					t.Errorf("%s %s: a byte more, %x, passes", typ, raw, append(v, 0))
+		t.Run(fmt.Sprint(c.kind), func(t *testing.T) {
+			typ := &marshal.Type{Kind: c.kind}
+			for _, raw := range c.good {
+				v, err := encodeValue(typ, json.RawMessage(raw))
+				if err != nil {
+					t.Errorf("%s %s: %v", typ, raw, err)
+					continue
+				}
+				if err := checkValue(typ, v); err != nil {
+					t.Errorf("%s %s: planning wrote %x, which DoGet refuses: %v", typ, raw, v, err)
+				}
+				if len(v) > 0 {
+					if err := checkValue(typ, append(v, 0)); err == nil && typ.IsFixedLength() {
+						t.Errorf("%s %s: a byte more, %x, passes", typ, raw, append(v, 0))
+					}
 				}
 			}
-		}
-		for _, raw := range c.bad {
-			if v, err := encodeValue(typ, json.RawMessage(raw)); err == nil {
-				t.Errorf("%s %s: planning wrote %x", typ, raw, v)
+			for _, raw := range c.bad {
+				if v, err := encodeValue(typ, json.RawMessage(raw)); err == nil {
+					t.Errorf("%s %s: planning wrote %x", typ, raw, v)
+				}
 			}
-		}
+		})
 	}
 }

@@ -57,12 +57,14 @@ func TestTicketOrCommand(t *testing.T) {
 		{``, false},
 		{"sstf\x02{}", false},
 	} {
-		if got := isCommand([]byte(c.in)); got != c.want {
-			t.Errorf("isCommand(%s) = %v, want %v", c.in, got, c.want)
-		}
-		if isTicket([]byte(c.in)) && isCommand([]byte(c.in)) {
-			t.Errorf("%s: both a ticket and a command", c.in)
-		}
+		t.Run(c.in, func(t *testing.T) {
+			if got := isCommand([]byte(c.in)); got != c.want {
+				t.Errorf("isCommand(%s) = %v, want %v", c.in, got, c.want)
+			}
+			if isTicket([]byte(c.in)) && isCommand([]byte(c.in)) {
+				t.Errorf("%s: both a ticket and a command", c.in)
+			}
+		})
 	}
 }
 

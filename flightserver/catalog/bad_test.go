@@ -47,15 +47,17 @@ func TestParseCQLErrors(t *testing.T) {
 		{"CREATE TABLE ks.t (k int PRIMARY KEY, v text MASKED WITH f(1, 2);", 1, 65, "CREATE TABLE ks.t", "expected ')', found end of input"},
 		{"CREATE TABLE ks.t (k int PRIMARY KEY, v text) WITH x = {1: (2;", 1, 62, "CREATE TABLE ks.t", "unbalanced"},
 	} {
-		_, err := ParseCQL(tc.text)
-		var se *SyntaxError
-		if !errors.As(err, &se) {
-			t.Errorf("%q: error %v, want a *SyntaxError", tc.text, err)
-			continue
-		}
-		if se.Line != tc.line || se.Col != tc.col || se.Statement != tc.stmt || !strings.Contains(se.Msg, tc.msg) {
-			t.Errorf("%q:\n got %d:%d %q %q\nwant %d:%d %q %q", tc.text, se.Line, se.Col, se.Statement, se.Msg, tc.line, tc.col, tc.stmt, tc.msg)
-		}
+		t.Run(tc.text, func(t *testing.T) {
+			_, err := ParseCQL(tc.text)
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Errorf("%q: error %v, want a *SyntaxError", tc.text, err)
+				return
+			}
+			if se.Line != tc.line || se.Col != tc.col || se.Statement != tc.stmt || !strings.Contains(se.Msg, tc.msg) {
+				t.Errorf("%q:\n got %d:%d %q %q\nwant %d:%d %q %q", tc.text, se.Line, se.Col, se.Statement, se.Msg, tc.line, tc.col, tc.stmt, tc.msg)
+			}
+		})
 	}
 }
 

@@ -70,18 +70,20 @@ func TestCQLTypes(t *testing.T) {
 		{"'org.apache.cassandra.db.marshal.LongType'", m + "LongType"},
 		{"'org.apache.cassandra.db.marshal.DateType'", m + "TimestampType"},
 	} {
-		got, err := columnType(tc.cql)
-		if err != nil {
-			t.Errorf("%s: %v", tc.cql, err)
-			continue
-		}
-		want, err := marshal.Parse(tc.header)
-		if err != nil {
-			t.Fatalf("%s: bad test header string: %v", tc.cql, err)
-		}
-		if !got.Equal(want) {
-			t.Errorf("%s:\n got %s\nwant %s", tc.cql, got.Marshal(), want.Marshal())
-		}
+		t.Run(tc.cql, func(t *testing.T) {
+			got, err := columnType(tc.cql)
+			if err != nil {
+				t.Errorf("%s: %v", tc.cql, err)
+				return
+			}
+			want, err := marshal.Parse(tc.header)
+			if err != nil {
+				t.Fatalf("%s: bad test header string: %v", tc.cql, err)
+			}
+			if !got.Equal(want) {
+				t.Errorf("%s:\n got %s\nwant %s", tc.cql, got.Marshal(), want.Marshal())
+			}
+		})
 	}
 }
 
