@@ -164,6 +164,12 @@ func (b *blockingSchemas) TableSchema(context.Context, snapshot.TableDir, []*sst
 	return nil, context.Canceled
 }
 
+// TableID, Tables and Refresh know nothing: the test blocks in
+// TableSchema only.
+func (b *blockingSchemas) TableID(context.Context, string, string) (string, bool) { return "", false }
+func (b *blockingSchemas) Tables() []snapshot.TableDir                            { return nil }
+func (b *blockingSchemas) Refresh(context.Context) error                          { return nil }
+
 // TestShutdownIsBounded: Shutdown returns once its context ends, even
 // with a GetFlightInfo whose schema lookup never returns and ignores its
 // context, and says what it cut. The request waits for the lookup under

@@ -30,6 +30,8 @@ type headerSchema struct {
 	t        *catalog.Table
 }
 
+var _ SchemaSource = (*CatalogSchemas)(nil)
+
 // NewCatalogSchemas wraps a catalog.
 func NewCatalogSchemas(c *catalog.Catalog) *CatalogSchemas {
 	return &CatalogSchemas{cat: c, headers: map[string]headerSchema{}}
@@ -84,17 +86,9 @@ func (cs *CatalogSchemas) Tables() []snapshot.TableDir {
 // Refresh reads Cassandra's schema now.
 func (cs *CatalogSchemas) Refresh(ctx context.Context) error { return cs.cat.Refresh(ctx) }
 
-// refresher is a SchemaSource that can be told to reload.
-type refresher interface {
-	Refresh(ctx context.Context) error
-}
-
 func (s *service) refreshSchema(ctx context.Context) error {
 	s.tables.forget()
-	if r, ok := s.cfg.Schemas.(refresher); ok {
-		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		return r.Refresh(ctx)
-	}
-	return nil
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return s.cfg.Schemas.Refresh(ctx)
 }

@@ -65,6 +65,12 @@ func (cs corpusSchemas) Tables() []snapshot.TableDir {
 	return out
 }
 
+// TableID knows no id: the corpus' schema.cql files name none.
+func (corpusSchemas) TableID(context.Context, string, string) (string, bool) { return "", false }
+
+// Refresh has nothing to reload.
+func (corpusSchemas) Refresh(context.Context) error { return nil }
+
 // renderRows prints a read's rows, one line per row, columns by name.
 func renderRows(recs []arrow.RecordBatch) string { return diskdamage.Render(recs) }
 

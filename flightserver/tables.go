@@ -15,9 +15,29 @@ import (
 
 // SchemaSource gives the schema of a table found in the data directory:
 // from the local Cassandra node, a schema.cql beside the SSTables, or the
-// SSTables' serialization headers.
+// SSTables' serialization headers. Every method is part of the contract,
+// so that a new source states what it knows instead of silently losing
+// a feature: a source that cannot answer one returns its documented
+// "nothing known" value. CatalogSchemas answers all four.
 type SchemaSource interface {
+	// TableSchema is the schema of the table in td, whose SSTables
+	// readers reads (a source reading headers reads them there).
 	TableSchema(ctx context.Context, td snapshot.TableDir, readers []*sstable.Reader) (*catalog.Table, error)
+	// TableID is the table's current id in Cassandra's schema, which
+	// names its directory: of the directories a dropped and re-created
+	// table left, the server reads the one it names, and in Sidecar mode
+	// it is the id of the table Sidecar snapshots. "", false: not known;
+	// the server then reads the directory holding SSTables, and Sidecar
+	// the table by name.
+	TableID(ctx context.Context, keyspace, table string) (string, bool)
+	// Tables lists every table the source knows (Cassandra's schema):
+	// Sidecar mode, having no directory to list, lists these. nil: none
+	// known, and a Sidecar-mode server lists no flights.
+	Tables() []snapshot.TableDir
+	// Refresh reads the schemas again now (the refresh-schema action);
+	// nil at once from a source with nothing to reload (the server
+	// forgets the schemas it resolved either way).
+	Refresh(ctx context.Context) error
 }
 
 // errNotFound marks an unknown keyspace or table (gRPC NOT_FOUND).
@@ -211,9 +231,7 @@ func (ts *tables) find(ctx context.Context, keyspace, name string) (snapshot.Tab
 		// No local directory: the table is whatever Sidecar snapshots
 		// (an unknown one fails the cut with snapshot.ErrNoTable).
 		td := snapshot.SidecarTable(keyspace, name)
-		if ids, ok := ts.schemas.(tableIDs); ok {
-			td.ID, _ = ids.TableID(ctx, keyspace, name)
-		}
+		td.ID, _ = ts.schemas.TableID(ctx, keyspace, name)
 		return td, nil
 	}
 	key := tableName{keyspace, name}
@@ -257,24 +275,16 @@ func (ts *tables) forget() {
 	ts.mu.Unlock()
 }
 
-// tableIDs is a SchemaSource that knows the current id of a table (from
-// Cassandra's schema), which names its directory.
-type tableIDs interface {
-	TableID(ctx context.Context, keyspace, table string) (string, bool)
-}
-
 // pickDir chooses among the directories of a table that was dropped and
 // re-created (Cassandra leaves the old one, with its snapshots): the one
 // named by the table's current id when the schema source knows it, else
 // one holding SSTables.
 func (ts *tables) pickDir(ctx context.Context, keyspace, name string, dirs []snapshot.TableDir) snapshot.TableDir {
 	if len(dirs) > 1 {
-		if ids, ok := ts.schemas.(tableIDs); ok {
-			if id, ok := ids.TableID(ctx, keyspace, name); ok {
-				for _, d := range dirs {
-					if d.ID == id {
-						return d
-					}
+		if id, ok := ts.schemas.TableID(ctx, keyspace, name); ok {
+			for _, d := range dirs {
+				if d.ID == id {
+					return d
 				}
 			}
 		}
@@ -340,12 +350,6 @@ func newestDir(dirs []snapshot.TableDir) snapshot.TableDir {
 	return best
 }
 
-// tableLister is a SchemaSource that knows every table (Cassandra's
-// schema): Sidecar mode lists tables from it, having no directory.
-type tableLister interface {
-	Tables() []snapshot.TableDir
-}
-
 // all lists every user table of the data directory, or in Sidecar mode
 // every user table the schema source knows: never the tables of
 // Cassandra's system keyspaces, which checkNames refuses.
@@ -360,8 +364,8 @@ func (ts *tables) all(ctx context.Context) ([]snapshot.TableDir, error) {
 		if err != nil {
 			return nil, err
 		}
-	} else if l, ok := ts.schemas.(tableLister); ok {
-		found = l.Tables()
+	} else {
+		found = ts.schemas.Tables()
 	}
 	var out []snapshot.TableDir
 	for _, td := range found {
