@@ -1,13 +1,15 @@
 package flightserver
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 )
 
-// Action types.
+// The names of the Flight actions the server runs (flight.Action.Type),
+// for clients to use: each is one entry of actionList.
 const (
 	ActionTableStats    = "table-stats"
 	ActionRefreshSchema = "refresh-schema"
@@ -16,13 +18,56 @@ const (
 	ActionNodeInfo = "node-info"
 )
 
+// flightAction is one Flight action: its name, what ListActions says of
+// it, and its handler, which returns the body of its one result.
+type flightAction struct {
+	name, description string
+	run               func(s *service, ctx context.Context, body []byte) ([]byte, error)
+}
+
+// actionList is every Flight action the server runs, the one list
+// ListActions lists and DoAction dispatches on. To add an action, add its
+// name above and its entry here; clients (cmd, loadgen, the tests) use
+// the name's constant, and the Trino connector's TableStats.ACTION
+// repeats table-stats' name (Java cannot import it).
+var actionList = []flightAction{
+	{ActionTableStats, `{"keyspace": ..., "table": ...} → JSON: SSTables, bytes, partition and row estimates (this node's and the whole table's), min/max write timestamp`,
+		func(s *service, ctx context.Context, body []byte) ([]byte, error) {
+			var req struct {
+				Keyspace string `json:"keyspace"`
+				Table    string `json:"table"`
+			}
+			if err := json.Unmarshal(body, &req); err != nil {
+				return nil, invalid(fmt.Errorf("read table-stats request: %w", err))
+			}
+			st, err := s.tableStats(ctx, req.Keyspace, req.Table)
+			if err != nil {
+				return nil, err
+			}
+			b, _ := json.Marshal(st)
+			return b, nil
+		}},
+	{ActionRefreshSchema, "reload table schemas now (from Cassandra, schema.cql or SSTable headers)",
+		func(s *service, ctx context.Context, _ []byte) ([]byte, error) {
+			if err := s.refreshSchema(ctx); err != nil {
+				return nil, err
+			}
+			return []byte(`{"refreshed":true}`), nil
+		}},
+	{ActionNodeInfo, `→ JSON {"host_id": ..., "cassandra": {"up": ...}}: the Cassandra node this server serves (cluster planning, once its ring is read) and the connection to it (with --cassandra)`,
+		func(s *service, ctx context.Context, _ []byte) ([]byte, error) {
+			info, err := s.nodeInfo(ctx)
+			if err != nil {
+				return nil, err
+			}
+			b, _ := json.Marshal(info)
+			return b, nil
+		}},
+}
+
 func (s *service) ListActions(_ *flight.Empty, stream flight.FlightService_ListActionsServer) error {
-	for _, a := range []*flight.ActionType{
-		{Type: ActionTableStats, Description: `{"keyspace": ..., "table": ...} → JSON: SSTables, bytes, partition and row estimates (this node's and the whole table's), min/max write timestamp`},
-		{Type: ActionRefreshSchema, Description: "reload table schemas now (from Cassandra, schema.cql or SSTable headers)"},
-		{Type: ActionNodeInfo, Description: `→ JSON {"host_id": ..., "cassandra": {"up": ...}}: the Cassandra node this server serves (cluster planning, once its ring is read) and the connection to it (with --cassandra)`},
-	} {
-		if err := stream.Send(a); err != nil {
+	for _, a := range actionList {
+		if err := stream.Send(&flight.ActionType{Type: a.name, Description: a.description}); err != nil {
 			return err
 		}
 	}
@@ -30,32 +75,14 @@ func (s *service) ListActions(_ *flight.Empty, stream flight.FlightService_ListA
 }
 
 func (s *service) DoAction(a *flight.Action, stream flight.FlightService_DoActionServer) error {
-	switch a.GetType() {
-	case ActionTableStats:
-		var req struct {
-			Keyspace string `json:"keyspace"`
-			Table    string `json:"table"`
+	for _, fa := range actionList {
+		if fa.name != a.GetType() {
+			continue
 		}
-		if err := json.Unmarshal(a.GetBody(), &req); err != nil {
-			return invalid(fmt.Errorf("read table-stats request: %w", err))
-		}
-		st, err := s.tableStats(stream.Context(), req.Keyspace, req.Table)
+		body, err := fa.run(s, stream.Context(), a.GetBody())
 		if err != nil {
 			return err
 		}
-		body, _ := json.Marshal(st)
-		return stream.Send(&flight.Result{Body: body})
-	case ActionRefreshSchema:
-		if err := s.refreshSchema(stream.Context()); err != nil {
-			return err
-		}
-		return stream.Send(&flight.Result{Body: []byte(`{"refreshed":true}`)})
-	case ActionNodeInfo:
-		info, err := s.nodeInfo(stream.Context())
-		if err != nil {
-			return err
-		}
-		body, _ := json.Marshal(info)
 		return stream.Send(&flight.Result{Body: body})
 	}
 	return invalid(fmt.Errorf("do action: unknown action %q", a.GetType()))

@@ -33,6 +33,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 	"github.com/sstable-flight/sstable-flight/loadgen"
 )
@@ -211,7 +212,7 @@ func (sv *servers) waitReady(ctx context.Context, i int) error {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		stream, err := fc.DoAction(cctx, &flight.Action{Type: "node-info"})
+		stream, err := fc.DoAction(cctx, &flight.Action{Type: flightserver.ActionNodeInfo})
 		if err == nil {
 			_, err = stream.Recv()
 		}

@@ -26,6 +26,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/mem"
 
+	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/internal/flighttest"
 )
 
@@ -112,7 +113,7 @@ var garbageCalls = []struct {
 		return err
 	}},
 	{"DoAction(table-stats, garbage body)", func(ctx context.Context, c flight.FlightServiceClient, g []byte) error {
-		return drainAction(ctx, c, &flight.Action{Type: "table-stats", Body: g})
+		return drainAction(ctx, c, &flight.Action{Type: flightserver.ActionTableStats, Body: g})
 	}},
 	{"DoAction(garbage type)", func(ctx context.Context, c flight.FlightServiceClient, g []byte) error {
 		return drainAction(ctx, c, &flight.Action{Type: strings.ToValidUTF8(string(g), "?"), Body: g})

@@ -156,6 +156,8 @@ func getNodeInfo(ctx context.Context, uri string) (*nodeInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	// "node-info" is flightserver.ActionNodeInfo, one entry of the
+	// server's action list (flightserver/actions.go).
 	stream, err := c.DoAction(ctx, &flight.Action{Type: "node-info"})
 	if err != nil {
 		return nil, fmt.Errorf("node-info at %s: %w", uri, err)

@@ -19,6 +19,8 @@ import static java.nio.charset.StandardCharsets.UTF_8;
  */
 public record TableStats(long partitions, long rows)
 {
+    // The server's name of the action: flightserver.ActionTableStats, one
+    // entry of its action list (flightserver/actions.go).
     static final String ACTION = "table-stats";
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -148,6 +148,7 @@ class FlushMetadataCacheIT
     /** The server's rows_estimate of a table, asked directly. */
     private static long serverRows(String table)
     {
+        // "table-stats": flightserver.ActionTableStats (flightserver/actions.go)
         byte[] body = clients.doAction("table-stats", "{\"keyspace\":\"%s\",\"table\":\"%s\"}".formatted(keyspace, table).getBytes(UTF_8));
         try {
             return JSON.readTree(body).path("rows_estimate").asLong(-1);
