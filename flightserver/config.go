@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
 	"github.com/sstable-flight/sstable-flight/snapshot"
@@ -246,7 +247,7 @@ func (c *Config) resolve() error {
 		c.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	if c.Allocator == nil {
-		c.Allocator = newPoolAllocator()
+		c.Allocator = arrowenc.NewPoolAllocator()
 	}
 	if c.Now == nil {
 		c.Now = time.Now

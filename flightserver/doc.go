@@ -35,11 +35,8 @@
 // (reconcile.Options.Context), so a client that cancels, or whose
 // deadline passes, ends a read waiting for storage there and then.
 //
-// Arrow buffers come from a pool by size class (pool.go), shared by all
-// streams: a record batch frees its buffers once sent and the next batch,
-// of any stream, reuses them. Built with -tags invariants, a freed
-// buffer is poisoned, one freed twice panics, and one written after its
-// release panics when handed out again (pool_guard.go). Tests put
-// arrow's checked allocator over the pool (NewPoolAllocator in
-// export_test.go), never in its place.
+// Rows become Arrow record batches in arrowenc: its Batcher, the
+// Flight data writer, and the buffer pool by size class the streams
+// share (arrowenc.NewPoolAllocator, the default Config.Allocator). Tests
+// put arrow's checked allocator over the pool, never in its place.
 package flightserver

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 
+	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
 	"github.com/sstable-flight/sstable-flight/internal/arrowsize"
 	"github.com/sstable-flight/sstable-flight/reconcile"
 )
@@ -18,9 +19,9 @@ const cancelCheckRows = 1024
 
 // drain appends a merge's rows to the batcher, sending full batches, up
 // to the ticket's limit (counted in rows, across merges).
-func (s *service) drain(ctx context.Context, m *reconcile.Merger, b *batcher, t *Ticket, rows *int64, send func() error, decodeStart *time.Time) error {
+func (s *service) drain(ctx context.Context, m *reconcile.Merger, b *arrowenc.Batcher, t *Ticket, rows *int64, send func() error, decodeStart *time.Time) error {
 	for m.Next() {
-		full, err := b.add(m.Row())
+		full, err := b.Add(m.Row())
 		if err != nil {
 			return fmt.Errorf("encode row of %s.%s: %w", t.Keyspace, t.Table, err)
 		}
@@ -149,22 +150,22 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 		return err
 	}
 	defer l.t.done(b, proj)
-	w := &recordSender{stream: stream, mem: s.mem}
-	if err := w.start(s.headers.header(b.rb.Schema(), s.mem, l.t.isAll(proj))); err != nil {
+	w := &arrowenc.RecordSender{Stream: stream, Mem: s.mem}
+	if err := w.Start(s.headers.Header(b.Schema(), s.mem, l.t.isAll(proj))); err != nil {
 		return err
 	}
 	s.metrics.phase.WithLabelValues("open").Observe(time.Since(openStart).Seconds())
 
 	send := func() error {
 		encStart := time.Now()
-		rec := b.flush()
+		rec := b.Flush()
 		if rec == nil {
 			return nil
 		}
 		defer rec.Release()
 		sendStart := time.Now()
 		s.metrics.phase.WithLabelValues("encode").Observe(sendStart.Sub(encStart).Seconds())
-		if err := w.write(rec); err != nil {
+		if err := w.Write(rec); err != nil {
 			return fmt.Errorf("send batch: %w", err)
 		}
 		s.metrics.phase.WithLabelValues("send").Observe(time.Since(sendStart).Seconds())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 
+	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
@@ -279,18 +280,18 @@ func encodeKeys(t *table, keys []map[string]json.RawMessage) ([][]byte, error) {
 		}
 		for name, raw := range k {
 			ci, ok := t.byName[name]
-			if !ok || t.columns[ci].from != fromKey {
+			if !ok || t.columns[ci].From != arrowenc.FromKey {
 				return nil, fmt.Errorf("key %d: %q is not a partition key column", i, name)
 			}
 			c := t.columns[ci]
-			v, err := encodeValue(c.spec.Type, raw)
+			v, err := encodeValue(c.Spec.Type, raw)
 			if err != nil {
 				return nil, fmt.Errorf("key %d, column %s: %w", i, name, err)
 			}
 			if t.keyComponents > 1 && len(v) > math.MaxUint16 {
 				return nil, fmt.Errorf("key %d, column %s: longer than 65535 bytes", i, name)
 			}
-			parts[c.index] = v
+			parts[c.Index] = v
 		}
 		var key []byte
 		if t.keyComponents == 1 {

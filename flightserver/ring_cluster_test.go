@@ -21,6 +21,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/cluster"
 	"github.com/sstable-flight/sstable-flight/flightserver"
+	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 	"github.com/sstable-flight/sstable-flight/internal/ringtest"
 )
@@ -39,7 +40,7 @@ type ringFixture struct {
 func newRingFixture(t *testing.T) *ringFixture {
 	t.Helper()
 	f := &ringFixture{Fixture: ringtest.New(t, ringtest.Options{Keyspace: "plan_ring", Rows: ringRows,
-		Allocator: flightserver.NewPoolAllocator})}
+		Allocator: arrowenc.NewPoolAllocator})}
 	for _, uri := range f.URIs {
 		f.clients = append(f.clients, dialURI(t, uri))
 	}

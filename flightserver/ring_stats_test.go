@@ -11,6 +11,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
+	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 	"github.com/sstable-flight/sstable-flight/internal/ringtest"
 	"github.com/sstable-flight/sstable-flight/internal/testclock"
@@ -27,7 +28,7 @@ import (
 func TestRingTableStatsAndReadTime(t *testing.T) {
 	const ks, rows = "h_server_ring_stats", 3000
 	clock := testclock.New(time.Now())
-	f := ringtest.New(t, ringtest.Options{Keyspace: ks, Rows: rows, Allocator: flightserver.NewPoolAllocator,
+	f := ringtest.New(t, ringtest.Options{Keyspace: ks, Rows: rows, Allocator: arrowenc.NewPoolAllocator,
 		Mutate: func(_ int, cfg *flightserver.Config) { cfg.Now = clock.Now }})
 	s, err := f.Nodes[0].Session()
 	if err != nil {

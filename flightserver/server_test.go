@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
+	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
 	"github.com/sstable-flight/sstable-flight/internal/flighttest"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
@@ -31,7 +32,7 @@ type testServer struct {
 
 func startServer(t *testing.T, mode string, mutate ...func(*flightserver.Config)) *testServer {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(flightserver.NewPoolAllocator())
+	mem := memory.NewCheckedAllocator(arrowenc.NewPoolAllocator())
 	cfg := flightserver.Config{
 		DataDir:   filepath.Join(corpusRoot(), mode),
 		Allocator: mem,

@@ -8,6 +8,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
 )
 
 // service implements the Flight RPCs over the tables of one data
@@ -21,8 +23,8 @@ type service struct {
 	adm     *admission
 	metrics *metrics
 	log     *slog.Logger
-	headers schemaHeaders // DoGet streams' schema messages
-	keys    *ticketKeys   // sign the tickets planned, verify those given
+	headers arrowenc.SchemaHeaders // DoGet streams' schema messages
+	keys    *ticketKeys            // sign the tickets planned, verify those given
 	// failureLog rate-limits the log lines of failed RPCs (observe).
 	failureLog *logLimiter
 	// guard fails a panicking RPC alone (panicGuard).

@@ -25,7 +25,7 @@ type table struct {
 	keyspace, name string
 	cat            *catalog.Table
 	rt             *reconcile.Table
-	columns        []column
+	columns        []arrowenc.Column
 	byName         map[string]int
 	keyTypes       []*marshal.Type // partition key components
 	keyComponents  int
@@ -33,18 +33,12 @@ type table struct {
 	schema         *arrow.Schema
 	schemaIPC      []byte // schema serialized for FlightInfo, the full projection
 	schemaOnce     sync.Once
-	batchers       sync.Pool // *batcher of the full projection, between streams
+	batchers       sync.Pool // *arrowenc.Batcher of the full projection, between streams
 
 	// The epoch whose schema was last resolved, and when; guarded by
 	// tables.mu.
 	epoch   string
 	checked time.Time
-}
-
-type column struct {
-	spec  arrowenc.ColumnSpec
-	from  int // fromKey, fromClustering, fromValue
-	index int
 }
 
 func newTable(td snapshot.TableDir, cat *catalog.Table) (*table, error) {
@@ -55,29 +49,29 @@ func newTable(td snapshot.TableDir, cat *catalog.Table) (*table, error) {
 	}
 	var specs []arrowenc.ColumnSpec
 	for _, c := range cat.Columns {
-		col := column{spec: arrowenc.ColumnSpec{Name: c.Name, Type: c.Type, Kind: c.Kind.String(), Position: c.Position, Desc: c.Desc}}
+		col := arrowenc.Column{Spec: arrowenc.ColumnSpec{Name: c.Name, Type: c.Type, Kind: c.Kind.String(), Position: c.Position, Desc: c.Desc}}
 		switch c.Kind {
 		case catalog.PartitionKey:
-			col.from, col.index = fromKey, c.Position
+			col.From, col.Index = arrowenc.FromKey, c.Position
 			t.keyComponents++
 		case catalog.Clustering:
-			col.from, col.index = fromClustering, c.Position
+			col.From, col.Index = arrowenc.FromClustering, c.Position
 			t.clustering = append(t.clustering, c.Type)
 		default:
 			i, ok := valueIndex[c.Name]
 			if !ok {
 				return nil, fmt.Errorf("build table %s.%s: column %q is not in the reconcile table", td.Keyspace, td.Table, c.Name)
 			}
-			col.from, col.index = fromValue, i
+			col.From, col.Index = arrowenc.FromValue, i
 		}
 		t.byName[c.Name] = len(t.columns)
 		t.columns = append(t.columns, col)
-		specs = append(specs, col.spec)
+		specs = append(specs, col.Spec)
 	}
 	t.keyTypes = make([]*marshal.Type, t.keyComponents)
 	for _, c := range t.columns {
-		if c.from == fromKey {
-			t.keyTypes[c.index] = c.spec.Type
+		if c.From == arrowenc.FromKey {
+			t.keyTypes[c.Index] = c.Spec.Type
 		}
 	}
 	var err error
@@ -119,8 +113,8 @@ func (t *table) valueColumns(projection []int) []bool {
 	}
 	want := make([]bool, len(t.rt.Columns))
 	for _, ci := range projection {
-		if c := t.columns[ci]; c.from == fromValue {
-			want[c.index] = true
+		if c := t.columns[ci]; c.From == arrowenc.FromValue {
+			want[c.Index] = true
 		}
 	}
 	return want
@@ -172,4 +166,28 @@ func (t *table) projectedSchema(projection []int) *arrow.Schema {
 	}
 	md := t.schema.Metadata()
 	return arrow.NewSchema(fields, &md)
+}
+
+// batcherFor is a batcher for a stream of the table: for the full
+// projection one a finished stream gave back (building the record
+// builder and appenders per stream was 14% of the server's allocations
+// under point reads), else a new one.
+func (t *table) batcherFor(mem memory.Allocator, projection []int, maxRows, maxBytes int) (*arrowenc.Batcher, error) {
+	if t.isAll(projection) {
+		if b, ok := t.batchers.Get().(*arrowenc.Batcher); ok && b.Fits(maxRows, maxBytes) {
+			return b, nil
+		}
+	}
+	return arrowenc.NewBatcher(mem, t.projectedSchema(projection), t.columns, projection, t.keyComponents, maxRows, maxBytes)
+}
+
+// done ends a stream's use of the batcher: a full-projection one goes
+// back to the table, emptied, for the next stream, unless a row failed
+// to append and left its builders unaligned.
+func (t *table) done(b *arrowenc.Batcher, projection []int) {
+	if !t.isAll(projection) || !b.Reset() {
+		b.Release()
+		return
+	}
+	t.batchers.Put(b)
 }

@@ -1,45 +1,60 @@
 package arrowenc_test
 
 import (
+	"math"
 	"runtime"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
+	"github.com/sstable-flight/sstable-flight/reconcile"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
 // benchBatchRows is a typical record batch size for the Flight stream.
 const benchBatchRows = 4096
 
-// benchRows appends b.N rows of vals through a Batch, building and
-// releasing a record every benchBatchRows rows as a scan does. One op is
-// one row. Builders hand their buffers to each record, so every batch
-// allocates its buffers anew (and the record's few objects): the
-// allocs/batch metric; appending a value allocates nothing, so allocs/op
-// rounds to 0.
-func benchRows(b *testing.B, cols []arrowenc.ColumnSpec, vals [][]byte) {
+// benchRows appends b.N rows of vals through the Batcher the server
+// streams with, cutting a record every benchBatchRows rows as a scan
+// does (a partition key column's value is the row's key, the others its
+// values). One op is one row. Builders hand their buffers to each record,
+// so every batch allocates its buffers anew (and the record's few
+// objects): the allocs/batch metric; appending a value allocates nothing,
+// so allocs/op rounds to 0.
+func benchRows(b *testing.B, specs []arrowenc.ColumnSpec, vals [][]byte) {
 	mem := memory.NewGoAllocator()
-	batch, err := arrowenc.NewBatch(mem, cols)
+	schema, err := arrowenc.Schema(specs)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer batch.Release()
-	batch.Reserve(benchBatchRows)
+	cols := make([]arrowenc.Column, len(specs))
+	projection := make([]int, len(specs))
+	row := &reconcile.Row{}
+	for i, spec := range specs {
+		cols[i], projection[i] = arrowenc.Column{Spec: spec, From: arrowenc.FromValue, Index: len(row.Values)}, i
+		if spec.Kind == arrowenc.KindPartitionKey {
+			cols[i].From, cols[i].Index, row.Key = arrowenc.FromKey, 0, vals[i]
+			continue
+		}
+		row.Values = append(row.Values, reconcile.Value{Bytes: vals[i]})
+	}
+	batcher, err := arrowenc.NewBatcher(mem, schema, cols, projection, 1, benchBatchRows, math.MaxInt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer batcher.Release()
 	b.ReportAllocs()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	b.ResetTimer()
 	for range b.N {
-		for i, v := range vals {
-			if err := batch.Append(i, v); err != nil {
-				b.Fatal(err)
-			}
+		full, err := batcher.Add(row)
+		if err != nil {
+			b.Fatal(err)
 		}
-		if batch.Len() == benchBatchRows {
-			batch.NewRecordBatch().Release()
-			batch.Reserve(benchBatchRows)
+		if full {
+			batcher.Flush().Release()
 		}
 	}
 	b.StopTimer()

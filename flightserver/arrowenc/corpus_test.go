@@ -46,31 +46,38 @@ func roundTrip(t *testing.T, tbl *corpus.CorpusTable) {
 	readers, table := reconciletest.OpenTable(t, tbl)
 	keyType := readers[0].Schema.Key
 
-	// One spec per expected column, typed from the SSTable headers.
-	cols := make([]arrowenc.ColumnSpec, len(tbl.Expected.Columns))
-	valueIndex := make([]int, len(cols)) // into Row.Values for static/regular
+	// One column per expected column, typed from the SSTable headers.
+	keyTypes := marshal.KeyTypes(keyType)
+	cols := make([]arrowenc.Column, len(tbl.Expected.Columns))
+	specs := make([]arrowenc.ColumnSpec, len(cols))
+	projection := make([]int, len(cols))
 	for i, col := range tbl.Expected.Columns {
-		spec := arrowenc.ColumnSpec{Name: col.Name, Kind: col.Kind, Position: col.Position, Desc: col.ClusteringOrder == "desc"}
-		valueIndex[i] = -1
+		c := arrowenc.Column{Spec: arrowenc.ColumnSpec{Name: col.Name, Kind: col.Kind, Position: col.Position, Desc: col.ClusteringOrder == "desc"},
+			Index: col.Position}
 		switch col.Kind {
 		case "partition_key":
-			spec.Type = marshal.KeyTypes(keyType)[col.Position]
+			c.Spec.Type, c.From = keyTypes[col.Position], arrowenc.FromKey
 		case "clustering":
-			spec.Type = table.Clustering[col.Position]
+			c.Spec.Type, c.From = table.Clustering[col.Position], arrowenc.FromClustering
 		default:
-			for j, c := range table.Columns {
-				if c.Name == col.Name {
-					spec.Type, valueIndex[i] = c.Type, j
+			c.From = arrowenc.FromValue
+			for j, tc := range table.Columns {
+				if tc.Name == col.Name {
+					c.Spec.Type, c.Index = tc.Type, j
 				}
 			}
 		}
-		if spec.Type == nil {
+		if c.Spec.Type == nil {
 			t.Fatalf("column %s: no SSTable has its type", col.Name)
 		}
-		cols[i] = spec
+		cols[i], specs[i], projection[i] = c, c.Spec, i
+	}
+	schema, err := arrowenc.Schema(specs)
+	if err != nil {
+		t.Fatal(err)
 	}
 
-	b, err := arrowenc.NewBatch(mem, cols)
+	b, err := arrowenc.NewBatcher(mem, schema, cols, projection, len(keyTypes), corpusBatchRows, 1<<30)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +101,10 @@ func roundTrip(t *testing.T, tbl *corpus.CorpusTable) {
 	want := tbl.Expected.Rows
 	row := 0
 	flush := func() {
-		rec := b.NewRecordBatch()
+		rec := b.Flush()
+		if rec == nil {
+			return
+		}
 		defer rec.Release()
 		if err := array.ValidateRecordFull(rec); err != nil {
 			t.Fatal(err)
@@ -104,7 +114,7 @@ func roundTrip(t *testing.T, tbl *corpus.CorpusTable) {
 				row++
 				continue
 			}
-			for i, col := range cols {
+			for i, col := range specs {
 				got := canonOf(col.Type, rec.Column(i), r)
 				if w := want[row].Values[col.Name]; !sameCanon(t, got, w) {
 					t.Errorf("row %d column %s (%s): got %s, want %s", row, col.Name, col.Type, jsonString(got), jsonString(w))
@@ -114,28 +124,11 @@ func roundTrip(t *testing.T, tbl *corpus.CorpusTable) {
 		}
 	}
 	for m.Next() {
-		r := m.Row()
-		keys, err := marshal.SplitKey(keyType, r.Key)
+		full, err := b.Add(m.Row())
 		if err != nil {
-			t.Fatalf("split partition key %x: %v", r.Key, err)
+			t.Fatal(err)
 		}
-		for i, col := range cols {
-			var v []byte
-			switch col.Kind {
-			case "partition_key":
-				v = keys[col.Position]
-			case "clustering":
-				if r.Clustering != nil {
-					v = r.Clustering[col.Position]
-				}
-			default:
-				v = r.Values[valueIndex[i]].Bytes
-			}
-			if err := b.Append(i, v); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if b.Len() == corpusBatchRows {
+		if full {
 			flush()
 		}
 	}

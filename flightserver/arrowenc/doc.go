@@ -1,6 +1,18 @@
 // Package arrowenc maps CQL types to Arrow types and appends Cassandra's
 // serialized values (the bytes CQL sends and SSTable cells hold) straight
-// into reused arrow-go builders.
+// into reused arrow-go builders: everything of a DoGet stream that is
+// Arrow, below the RPC. Batcher (batcher.go) is the one batcher, the one
+// the server streams with: reconciled rows into Appenders, cut into
+// record batches by rows and bytes; its benchmarks (bench_test.go) measure
+// it. RecordSender and SchemaHeaders (ipc.go) write the batches as Flight
+// data. Their buffers come from a pool by size class (pool.go), shared by
+// all streams: a record batch frees its buffers once sent and the next
+// batch, of any stream, reuses them. Built with -tags invariants, a freed
+// buffer is poisoned, one freed twice panics, and one written after its
+// release panics when handed out again (pool_guard.go).
+//
+// It imports reconcile (for its rows), marshal and arrow-go; never
+// flightserver.
 //
 // docs/types.md is the mapping, one row per CQL type, with the reasons
 // for the choices that are not obvious. In short: every value keeps its

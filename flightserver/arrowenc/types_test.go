@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
+	"github.com/sstable-flight/sstable-flight/reconcile"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
@@ -207,39 +208,34 @@ func TestNewAppenderChecksBuilder(t *testing.T) {
 	}
 }
 
-func TestBatch(t *testing.T) {
+// TestBatcher: rows go into batches cut at the row bound and at the
+// byte estimate, each a valid record of the rows added since the last;
+// a value that does not decode fails Add, and the Batcher is then not
+// reused for another stream.
+func TestBatcher(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	cols := []arrowenc.ColumnSpec{
+	specs := []arrowenc.ColumnSpec{
 		{Name: "k", Type: nat(marshal.Int), Kind: arrowenc.KindPartitionKey},
 		{Name: "l", Type: listOf(nat(marshal.Int)), Kind: arrowenc.KindRegular},
 	}
-	b, err := arrowenc.NewBatch(mem, cols)
+	cols := []arrowenc.Column{{Spec: specs[0], From: arrowenc.FromKey}, {Spec: specs[1], From: arrowenc.FromValue}}
+	schema, err := arrowenc.Schema(specs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Release()
+	b, err := arrowenc.NewBatcher(mem, schema, cols, []int{0, 1}, 1, 5, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for batch := range 3 {
 		for i := range 5 {
-			if err := b.Append(0, be32(int32(batch*10+i))); err != nil {
-				t.Fatal(err)
-			}
-			v := coll(be32(int32(i)))
-			if i == 3 {
-				v = v[:len(v)-1] // truncated: the row keeps a null
-			}
-			err := b.Append(1, v)
-			if (err != nil) != (i == 3) {
-				t.Fatalf("row %d: error %v", i, err)
-			}
-			if err != nil && !strings.Contains(err.Error(), `column "l"`) {
-				t.Errorf("error %q does not name the column", err)
+			full, err := b.Add(&reconcile.Row{Key: be32(int32(batch*10 + i)), Values: []reconcile.Value{{Bytes: coll(be32(int32(i)))}}})
+			if err != nil || full != (i == 4) {
+				t.Fatalf("row %d: full %v, error %v", i, full, err)
 			}
 		}
-		if b.Len() != 5 {
-			t.Errorf("Len %d, want 5", b.Len())
-		}
-		rec := b.NewRecordBatch()
+		rec := b.Flush()
 		if err := array.ValidateRecordFull(rec); err != nil {
 			t.Fatal(err)
 		}
@@ -250,19 +246,47 @@ func TestBatch(t *testing.T) {
 			if got := rec.Column(0).(*array.Int32).Value(i); got != int32(batch*10+i) {
 				t.Errorf("batch %d row %d: k %d", batch, i, got)
 			}
-			got := canonOf(cols[1].Type, rec.Column(1), i)
-			var want any = []any{i}
-			if i == 3 {
-				want = nil
-			}
-			if !sameCanon(t, got, want) {
+			if got, want := canonOf(specs[1].Type, rec.Column(1), i), any([]any{i}); !sameCanon(t, got, want) {
 				t.Errorf("batch %d row %d: l %s, want %s", batch, i, jsonString(got), jsonString(want))
 			}
 		}
 		rec.Release()
 	}
-	if _, err := arrowenc.NewBatch(mem, []arrowenc.ColumnSpec{{Name: "bad", Type: nat(marshal.Int), Kind: "nope"}}); err == nil {
-		t.Error("batch with a bad column kind")
+	if b.Flush() != nil {
+		t.Error("a batch of no rows")
+	}
+	if !b.Reset() {
+		t.Error("a Batcher whose rows all appended is not reusable")
+	}
+	v := coll(be32(1))
+	if _, err := b.Add(&reconcile.Row{Key: be32(1), Values: []reconcile.Value{{Bytes: v[:len(v)-1]}}}); err == nil {
+		t.Error("a truncated list appended")
+	}
+	if b.Reset() {
+		t.Error("a Batcher holding a half-appended row is reusable")
+	}
+	b.Release()
+
+	// The byte estimate cuts a batch before the row bound.
+	b, err = arrowenc.NewBatcher(mem, schema, cols, []int{0, 1}, 1, 1000, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Release()
+	rows := 0
+	for full := false; !full; rows++ {
+		if full, err = b.Add(&reconcile.Row{Key: be32(1), Values: []reconcile.Value{{Bytes: coll(be32(1), be32(2))}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := b.Flush()
+	if rec.NumRows() != int64(rows) || rows >= 1000 {
+		t.Errorf("cut at %d rows (record of %d), want before 1000 by bytes", rows, rec.NumRows())
+	}
+	rec.Release()
+
+	if _, err := arrowenc.Schema([]arrowenc.ColumnSpec{{Name: "bad", Type: nat(marshal.Int), Kind: "nope"}}); err == nil {
+		t.Error("schema with a bad column kind")
 	}
 }
 

@@ -1,4 +1,4 @@
-package flightserver
+package arrowenc
 
 import (
 	"math/bits"
@@ -32,6 +32,13 @@ const (
 	minClass = 6  // 64 B
 	maxClass = 26 // 64 MiB; larger buffers are not pooled
 )
+
+// NewPoolAllocator is the allocator a server's streams share by default
+// (Config.Allocator): record batches free their buffers once sent and the
+// next batch, of any stream, reuses them. Tests put arrow's checked
+// allocator over it, never in its place, so that the streams' buffers
+// still go through the pool.
+func NewPoolAllocator() memory.Allocator { return newPoolAllocator() }
 
 func newPoolAllocator() *poolAllocator { return &poolAllocator{fresh: memory.NewGoAllocator()} }
 

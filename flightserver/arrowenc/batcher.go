@@ -1,4 +1,4 @@
-package flightserver
+package arrowenc
 
 import (
 	"fmt"
@@ -7,22 +7,29 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
 	"github.com/sstable-flight/sstable-flight/reconcile"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
-// source of an output column's value in a reconciled row.
+// Where a reconciled row holds an output column's value (Column.From).
 const (
-	fromKey = iota
-	fromClustering
-	fromValue
+	FromKey        = iota // a component of the partition key (Row.Key)
+	FromClustering        // a clustering value (Row.Clustering)
+	FromValue             // a regular or static column's value (Row.Values)
 )
+
+// Column is an output column of a table: its spec and where a
+// reconciled row holds its value.
+type Column struct {
+	Spec  ColumnSpec
+	From  int // FromKey, FromClustering or FromValue
+	Index int // key component, clustering position, or reconcile column
+}
 
 type outColumn struct {
 	from  int
 	index int // key component, clustering position, or reconcile column
-	app   *arrowenc.Appender
+	app   *Appender
 	// data is the column's variable-length builder (nil for fixed-width
 	// types) and lastData the bytes it held in the last batch.
 	data     dataBuilder
@@ -35,10 +42,16 @@ type dataBuilder interface {
 	ReserveData(n int)
 }
 
-// batcher appends reconciled rows straight into reused Arrow builders and
+// Batcher appends reconciled rows straight into reused Arrow builders and
 // cuts record batches bounded by rows and by an estimate of their bytes,
-// so every IPC message stays well below gRPC's message limit.
-type batcher struct {
+// so every IPC message stays well below gRPC's message limit. It is what
+// a DoGet stream encodes with.
+//
+// A value that does not decode fails Add with the Appender's error and
+// leaves the row half appended: the caller ends the stream, and Reset
+// then refuses to empty the Batcher for another, its builders no longer
+// aligned.
+type Batcher struct {
 	rb        *array.RecordBuilder
 	cols      []outColumn
 	composite bool // the partition key has several components
@@ -52,32 +65,48 @@ type batcher struct {
 	// comes, not at the cut, so the last batch of a stream (and a point
 	// read's only one) reserves nothing.
 	reserveNext bool
+	// broken: an Append failed mid-row, so the builders hold a partial
+	// row and must not serve another stream.
+	broken bool
 }
 
-func newBatcher(mem memory.Allocator, tbl *table, projection []int, maxRows, maxBytes int) (*batcher, error) {
-	b := &batcher{
-		rb:        array.NewRecordBuilder(mem, tbl.projectedSchema(projection)),
-		composite: tbl.keyComponents > 1,
-		keyParts:  make([][]byte, tbl.keyComponents),
+// NewBatcher returns a Batcher of the columns cols[i] for i in projection,
+// whose schema is schema (one field per projected column, in order), for
+// a table whose partition key has keyComponents components. A batch is
+// cut at maxRows rows or about maxBytes bytes, whichever comes first.
+func NewBatcher(mem memory.Allocator, schema *arrow.Schema, cols []Column, projection []int, keyComponents, maxRows, maxBytes int) (*Batcher, error) {
+	b := &Batcher{
+		rb:        array.NewRecordBuilder(mem, schema),
+		composite: keyComponents > 1,
+		keyParts:  make([][]byte, keyComponents),
 		maxRows:   maxRows,
 		maxBytes:  maxBytes,
 	}
 	for i, ci := range projection {
-		c := tbl.columns[ci]
-		app, err := arrowenc.NewAppender(c.spec.Type, b.rb.Field(i))
+		c := cols[ci]
+		app, err := NewAppender(c.Spec.Type, b.rb.Field(i))
 		if err != nil {
 			b.rb.Release()
-			return nil, fmt.Errorf("encode column %s: %w", c.spec.Name, err)
+			return nil, fmt.Errorf("encode column %s: %w", c.Spec.Name, err)
 		}
-		oc := outColumn{from: c.from, index: c.index, app: app}
+		oc := outColumn{from: c.From, index: c.Index, app: app}
 		oc.data, _ = b.rb.Field(i).(dataBuilder)
 		b.cols = append(b.cols, oc)
 	}
 	return b, nil
 }
 
-// add appends one row; full reports that the batch should be sent.
-func (b *batcher) add(r *reconcile.Row) (full bool, err error) {
+// Schema is the schema of the batches.
+func (b *Batcher) Schema() *arrow.Schema { return b.rb.Schema() }
+
+// Fits reports whether the Batcher cuts batches at these bounds, so that
+// a pooled one may serve a stream that asks for them.
+func (b *Batcher) Fits(maxRows, maxBytes int) bool {
+	return b.maxRows == maxRows && b.maxBytes == maxBytes
+}
+
+// Add appends one row; full reports that the batch should be sent.
+func (b *Batcher) Add(r *reconcile.Row) (full bool, err error) {
 	if b.reserveNext {
 		b.reserveNext = false
 		b.reserve()
@@ -94,9 +123,9 @@ func (b *batcher) add(r *reconcile.Row) (full bool, err error) {
 		c := &b.cols[i]
 		var v []byte
 		switch c.from {
-		case fromKey:
+		case FromKey:
 			v = b.keyParts[c.index]
-		case fromClustering:
+		case FromClustering:
 			if r.Clustering != nil && c.index < len(r.Clustering) {
 				v = r.Clustering[c.index]
 			}
@@ -104,6 +133,7 @@ func (b *batcher) add(r *reconcile.Row) (full bool, err error) {
 			v = r.Values[c.index].Bytes
 		}
 		if err := c.app.Append(v); err != nil {
+			b.broken = true
 			return false, err
 		}
 		size += len(v) + 8 // value plus offsets, validity and slack
@@ -117,7 +147,7 @@ func (b *batcher) add(r *reconcile.Row) (full bool, err error) {
 // allocating; a single-column key is itself. NB: marshal.SplitComposite's
 // errors name the key; wrapping them here would give this per-row
 // function a stack frame for the call and cost a tenth of its time.
-func (b *batcher) splitKey(key []byte) error {
+func (b *Batcher) splitKey(key []byte) error {
 	if !b.composite {
 		b.keyParts[0] = key
 		return nil
@@ -125,9 +155,9 @@ func (b *batcher) splitKey(key []byte) error {
 	return marshal.SplitComposite(key, b.keyParts)
 }
 
-// flush returns the batch built so far (nil when empty) and starts the
-// next one in the same builders.
-func (b *batcher) flush() arrow.RecordBatch {
+// Flush returns the batch built so far (nil when empty) and starts the
+// next one in the same builders. The caller releases the batch.
+func (b *Batcher) Flush() arrow.RecordBatch {
 	if b.rows == 0 {
 		return nil
 	}
@@ -154,7 +184,7 @@ func (b *batcher) flush() arrow.RecordBatch {
 // batch grows as it goes, so a point read does not reserve a full
 // batch's memory; a reservation made at the last cut of a stream was
 // 9% of the server's CPU under concurrent point reads.
-func (b *batcher) reserve() {
+func (b *Batcher) reserve() {
 	b.rb.Reserve(b.maxRows)
 	for i := range b.cols {
 		c := &b.cols[i]
@@ -164,31 +194,20 @@ func (b *batcher) reserve() {
 	}
 }
 
-func (b *batcher) release() { b.rb.Release() }
-
-// batcherFor is a batcher for a stream of the table: for the full
-// projection one a finished stream gave back (building the record
-// builder and appenders per stream was 14% of the server's allocations
-// under point reads), else a new one.
-func (t *table) batcherFor(mem memory.Allocator, projection []int, maxRows, maxBytes int) (*batcher, error) {
-	if t.isAll(projection) {
-		if b, ok := t.batchers.Get().(*batcher); ok && b.maxRows == maxRows && b.maxBytes == maxBytes {
-			return b, nil
-		}
-	}
-	return newBatcher(mem, t, projection, maxRows, maxBytes)
-}
-
-// done ends a stream's use of the batcher: a full-projection one goes
-// back to the table, emptied, for the next stream.
-func (t *table) done(b *batcher, projection []int) {
-	if !t.isAll(projection) {
-		b.release()
-		return
+// Reset empties the Batcher for another stream, dropping the rows of a
+// stream that ended early, and reports whether it may serve one: false
+// after a failed Add, whose half row is still in the builders (the
+// caller then releases it).
+func (b *Batcher) Reset() bool {
+	if b.broken {
+		return false
 	}
 	if b.rows > 0 { // the stream ended early: drop the rows it held
 		b.rb.NewRecordBatch().Release()
 	}
 	b.rows, b.bytes, b.reserveNext = 0, 0, false
-	t.batchers.Put(b)
+	return true
 }
+
+// Release releases the builders.
+func (b *Batcher) Release() { b.rb.Release() }

@@ -1,4 +1,4 @@
-package flightserver
+package arrowenc
 
 import (
 	"bytes"
@@ -11,30 +11,30 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// recordSender writes a DoGet stream: the schema message, then one
+// RecordSender writes a DoGet stream: the schema message, then one
 // FlightData per record batch, as arrow-go's flight.Writer does but with
 // the schema message built once per table (its flatbuffer took 9% of the
 // server's CPU under point reads, one per stream) and without the
 // end-of-stream message a Flight stream does not need: the gRPC stream's
 // end ends it.
-type recordSender struct {
-	stream flight.FlightService_DoGetServer
-	mem    memory.Allocator
+type RecordSender struct {
+	Stream flight.FlightService_DoGetServer
+	Mem    memory.Allocator
 	fd     flight.FlightData
 	body   bytes.Buffer
 }
 
-// start sends the schema message.
-func (w *recordSender) start(header []byte) error {
-	if err := w.stream.Send(&flight.FlightData{DataHeader: header}); err != nil {
+// Start sends the schema message.
+func (w *RecordSender) Start(header []byte) error {
+	if err := w.Stream.Send(&flight.FlightData{DataHeader: header}); err != nil {
 		return fmt.Errorf("send schema: %w", err)
 	}
 	return nil
 }
 
-// write sends one record batch.
-func (w *recordSender) write(rec arrow.RecordBatch) error {
-	p, err := ipc.GetRecordBatchPayload(rec, ipc.WithAllocator(w.mem))
+// Write sends one record batch.
+func (w *RecordSender) Write(rec arrow.RecordBatch) error {
+	p, err := ipc.GetRecordBatchPayload(rec, ipc.WithAllocator(w.Mem))
 	if err != nil {
 		return fmt.Errorf("encode batch: %w", err)
 	}
@@ -46,17 +46,19 @@ func (w *recordSender) write(rec arrow.RecordBatch) error {
 		return fmt.Errorf("encode batch: %w", err)
 	}
 	w.fd.DataHeader, w.fd.DataBody = meta.Bytes(), w.body.Bytes()
-	return w.stream.Send(&w.fd)
+	return w.Stream.Send(&w.fd)
 }
 
-// schemaHeaders caches the schema message of each table's full
+// SchemaHeaders caches the schema message of each table's full
 // projection; other projections are built per stream.
-type schemaHeaders struct {
+type SchemaHeaders struct {
 	mu sync.Mutex
 	m  map[*arrow.Schema][]byte
 }
 
-func (h *schemaHeaders) header(s *arrow.Schema, mem memory.Allocator, cache bool) []byte {
+// Header is the schema message of s, cached when cache (a table's full
+// projection).
+func (h *SchemaHeaders) Header(s *arrow.Schema, mem memory.Allocator, cache bool) []byte {
 	if cache {
 		h.mu.Lock()
 		b, ok := h.m[s]

@@ -1,4 +1,4 @@
-package flightserver
+package arrowenc
 
 import (
 	"testing"
@@ -11,7 +11,7 @@ import (
 // allocate.
 func BenchmarkSplitKey(b *testing.B) {
 	key := marshal.AppendComposite(nil, []byte("tenant-0042"), []byte{0, 0, 0, 7}, make([]byte, 300))
-	bt := &batcher{composite: true, keyParts: make([][]byte, 3)}
+	bt := &Batcher{composite: true, keyParts: make([][]byte, 3)}
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := bt.splitKey(key); err != nil {

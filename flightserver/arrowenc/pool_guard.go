@@ -1,4 +1,4 @@
-package flightserver
+package arrowenc
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
 //go:build invariants
 
-package flightserver
+package arrowenc
 
 import (
 	"strings"
