@@ -18,14 +18,13 @@
 // Arrow. Config (config.go) is resolved once, by New: defaults applied
 // and values that cannot work refused with a ConfigError naming the
 // field, the snapshot.Config inside by snapshot.NewManager. What a
-// client can make the server hold is bounded by Config's limits
-// (limits.go, budget.go): request size, requests in progress, request
+// client can make the server hold is bounded by Config's limits, which
+// package transport enforces: request size, requests in progress, request
 // bytes being decoded; a DoGet decodes its ticket only once admitted.
-// How long it can hold it is bounded too: each RPC's watch (watch.go)
-// cuts one whose client sends no request or takes no response for
-// StreamStallTimeout, ending its stream with a status that says so, and
-// connections (conns.go) are capped, closed
-// when idle, and closed when they take nothing.
+// How long it can hold it is bounded too: each RPC's watch cuts one whose
+// client sends no request or takes no response for StreamStallTimeout,
+// ending its stream with a status that says so, and connections are
+// capped, closed when idle, and closed when they take nothing.
 //
 // Storage may never answer: the readers' opens and reads, and a table's
 // listing and snapshot (tables.guarded), run under one iostall.Guard,

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
+	"github.com/sstable-flight/sstable-flight/flightserver/transport"
 	"github.com/sstable-flight/sstable-flight/internal/arrowsize"
 	"github.com/sstable-flight/sstable-flight/reconcile"
 )
@@ -56,10 +57,10 @@ func (s *service) drain(ctx context.Context, m *reconcile.Merger, b *arrowenc.Ba
 // spends the decoding budget.
 func (s *service) ticketOf(ctx context.Context, b []byte) (*Ticket, error) {
 	n := int64(len(b) + 1)
-	if err := s.decoding.acquire(ctx, n); err != nil {
+	if err := s.decoding.Acquire(ctx, n); err != nil {
 		return nil, err
 	}
-	defer s.decoding.release(n)
+	defer s.decoding.Release(n)
 	if isTicket(b) {
 		t, err := s.keys.open(b)
 		if err != nil {
@@ -88,9 +89,9 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 	ctx := stream.Context()
 	// The slot first: a stream that waits for one holds only its raw
 	// ticket, and one that is shed was never decoded nor planned.
-	release, err := s.adm.acquire(ctx)
+	release, err := s.adm.Acquire(ctx)
 	if err != nil {
-		if err == errShed {
+		if err == transport.ErrShed {
 			s.metrics.sheds.Inc()
 		}
 		return err

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
+	"github.com/sstable-flight/sstable-flight/flightserver/transport"
 	"github.com/sstable-flight/sstable-flight/internal/iostall"
 	"github.com/sstable-flight/sstable-flight/internal/safefile"
 	"github.com/sstable-flight/sstable-flight/snapshot"
@@ -62,7 +63,7 @@ func toStatus(err error) error {
 	case errors.Is(err, errNotOwned):
 		// The ring moved since the plan: plan the query again.
 		return status.Error(codes.FailedPrecondition, err.Error())
-	case errors.Is(err, errShed):
+	case errors.Is(err, transport.ErrShed):
 		return status.Error(codes.Unavailable, err.Error())
 	case errors.Is(err, iostall.ErrStalled), errors.Is(err, iostall.ErrClosed):
 		// Storage did not answer: another replica, or this one later,

@@ -38,13 +38,13 @@ func rpcName(method string) string { return method[strings.LastIndexByte(method,
 // latency are real time (time.Now, never Config.Now): a latency is how
 // long the RPC took, which an injected clock does not change.
 func (s *service) observe(method string, start time.Time, err error) error {
-	err = s.scrub.status(toStatus(err))
+	err = s.scrub.Status(toStatus(err))
 	name := rpcName(method)
 	code := status.Code(err)
 	s.metrics.requests.WithLabelValues(name, code.String()).Inc()
 	s.metrics.latency.WithLabelValues(name).Observe(time.Since(start).Seconds())
 	if err != nil && code != codes.Canceled && code != codes.NotFound && code != codes.InvalidArgument {
-		if ok, held := s.failureLog.allow(code); ok && held > 0 {
+		if ok, held := s.failureLog.Allow(code); ok && held > 0 {
 			s.log.Warn("rpc failed", "rpc", name, "err", err, "suppressed", held)
 		} else if ok {
 			s.log.Warn("rpc failed", "rpc", name, "err", err)

@@ -5,6 +5,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
+	"github.com/sstable-flight/sstable-flight/flightserver/transport"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 	"github.com/sstable-flight/sstable-flight/sstable"
@@ -29,7 +30,7 @@ type metrics struct {
 	panics *prometheus.CounterVec
 }
 
-func newMetrics(adm *admission, snaps *snapshot.Manager, side *sidecar.Client, caches sstable.Options, cql *cqlconn.Conn) *metrics {
+func newMetrics(adm *transport.Admission, snaps *snapshot.Manager, side *sidecar.Client, caches sstable.Options, cql *cqlconn.Conn) *metrics {
 	m := &metrics{reg: prometheus.NewRegistry()}
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sstf_requests_total", Help: "Flight RPCs by method and gRPC status code.",
@@ -53,11 +54,11 @@ func newMetrics(adm *admission, snaps *snapshot.Manager, side *sidecar.Client, c
 		Name: "sstf_rpc_panics_total", Help: "RPCs whose handler panicked and were failed with INTERNAL (the stack is in the log); any is a bug to report.",
 	}, []string{"rpc"})
 	active := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_streams_active", Help: "DoGet streams holding a slot."},
-		func() float64 { return float64(adm.active.Load()) })
+		func() float64 { return float64(adm.Active()) })
 	waiting := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_streams_waiting", Help: "DoGet streams waiting for a slot."},
-		func() float64 { return float64(adm.waiting.Load()) })
+		func() float64 { return float64(adm.Waiting()) })
 	slots := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_streams_max", Help: "DoGet stream slots."},
-		func() float64 { return float64(cap(adm.slots)) })
+		func() float64 { return float64(adm.Slots()) })
 	m.reg.MustRegister(m.requests, m.latency, m.phase, m.rowsOut, m.bytesOut, m.sheds, m.refused, m.panics,
 		active, waiting, slots,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -197,10 +198,10 @@ func (m *metrics) queryPins(q *queryPins) {
 }
 
 // connections registers the open connections and their cap.
-func (m *metrics) connections(c *connLimit) {
+func (m *metrics) connections(c *transport.ConnLimit) {
 	m.reg.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_connections", Help: "Open client connections."},
-			func() float64 { return float64(c.open.Load()) }),
+			func() float64 { return float64(c.Open()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_connections_max", Help: "Client connections the server accepts at once (MaxConns)."},
-			func() float64 { return float64(cap(c.slots)) }))
+			func() float64 { return float64(c.Max()) }))
 }

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/sstable-flight/sstable-flight/flightserver/transport"
 	"github.com/sstable-flight/sstable-flight/internal/invariants"
 )
 
@@ -24,12 +25,12 @@ var errPanicked = status.Error(codes.Internal, "internal error: the server faile
 // not flood the log with stacks).
 type panicGuard struct {
 	log     *slog.Logger
-	limit   *logLimiter
+	limit   *transport.LogLimiter
 	panics  *prometheus.CounterVec // rpc
 	repanic bool
 }
 
-func newPanicGuard(log *slog.Logger, limit *logLimiter, panics *prometheus.CounterVec) *panicGuard {
+func newPanicGuard(log *slog.Logger, limit *transport.LogLimiter, panics *prometheus.CounterVec) *panicGuard {
 	// Builds with the invariants tag let the panic through after counting
 	// it: there a panic is a broken contract the test must crash on, not a
 	// failure to serve around.
@@ -45,7 +46,7 @@ func (g *panicGuard) catch(rpc string, err *error) {
 		return
 	}
 	g.panics.WithLabelValues(rpc).Inc()
-	if ok, held := g.limit.allow(codes.Internal); ok {
+	if ok, held := g.limit.Allow(codes.Internal); ok {
 		g.log.Error("rpc panicked", "rpc", rpc, "panic", r, "suppressed", held, "stack", string(debug.Stack()))
 	}
 	if g.repanic {

@@ -13,6 +13,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/sstable-flight/sstable-flight/flightserver/transport"
 )
 
 // TestPanicFailsOnlyItsRPC: a handler that panics gets INTERNAL, counted
@@ -23,14 +25,14 @@ func TestPanicFailsOnlyItsRPC(t *testing.T) {
 	panics := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "p"}, []string{"rpc"})
 	clock := time.Unix(0, 0)
 	g := &panicGuard{log: slog.New(slog.NewTextHandler(&logged, nil)),
-		limit: newLogLimiter(time.Minute, func() time.Time { return clock }), panics: panics}
+		limit: transport.NewLogLimiter(time.Minute, func() time.Time { return clock }), panics: panics}
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "r"}, []string{"rpc", "code"}),
 		latency:  prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "l"}, []string{"rpc"}),
 	}
-	s := &service{cfg: Config{}, metrics: m, scrub: newScrubber("/data", "/data"),
+	s := &service{cfg: Config{}, metrics: m, scrub: transport.NewScrubber("/data", "/data"),
 		log: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil)), rpcs: newRPCs(),
-		failureLog: newLogLimiter(time.Minute, time.Now), guard: g}
+		failureLog: transport.NewLogLimiter(time.Minute, time.Now), guard: g}
 	info := &grpc.UnaryServerInfo{FullMethod: "/arrow.flight.protocol.FlightService/GetFlightInfo"}
 	boom := func(context.Context, any) (any, error) { panic("decoder bug") }
 	for i := range 3 {
@@ -66,7 +68,7 @@ func TestPanicFailsOnlyItsRPC(t *testing.T) {
 func TestPanicRepanicsUnderInvariants(t *testing.T) {
 	panics := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "p"}, []string{"rpc"})
 	g := &panicGuard{log: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil)),
-		limit: newLogLimiter(time.Minute, time.Now), panics: panics, repanic: true}
+		limit: transport.NewLogLimiter(time.Minute, time.Now), panics: panics, repanic: true}
 	defer func() {
 		if r := recover(); r != "contract" {
 			t.Fatalf("recovered %v, want the handler's panic let through", r)

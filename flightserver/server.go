@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/sstable-flight/sstable-flight/flightserver/transport"
 	"github.com/sstable-flight/sstable-flight/internal/iostall"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/sstable"
@@ -27,7 +28,7 @@ type Server struct {
 	grpc   *grpc.Server
 	health *health.Server
 	admin  *http.Server
-	conns  *connLimit // caps the connections Serve accepts
+	conns  *transport.ConnLimit // caps the connections Serve accepts
 	io     *iostall.Guard
 }
 
@@ -67,12 +68,12 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start server: %w", snapshotConfigError(err))
 	}
-	adm := newAdmission(cfg.MaxStreams, cfg.AdmissionWait)
+	adm := transport.NewAdmission(cfg.MaxStreams, cfg.AdmissionWait)
 	m := newMetrics(adm, snaps, sc.Sidecar, caches, cfg.Cassandra)
 	svc := &service{cfg: cfg, mem: cfg.Allocator, adm: adm, metrics: m, log: cfg.Logger, keys: keys, rpcs: newRPCs(),
-		failureLog: newLogLimiter(failureLogInterval, time.Now), scrub: newScrubber(cfg.DataDir, snaps.Dir()),
+		failureLog: transport.NewLogLimiter(transport.FailureLogInterval, time.Now), scrub: transport.NewScrubber(cfg.DataDir, snaps.Dir()),
 		pins: newQueryPins(cfg.QueryPins, cfg.QueryPinTTL)}
-	svc.guard = newPanicGuard(cfg.Logger, newLogLimiter(failureLogInterval, time.Now), m.panics)
+	svc.guard = newPanicGuard(cfg.Logger, transport.NewLogLimiter(transport.FailureLogInterval, time.Now), m.panics)
 	m.queryPins(svc.pins)
 	// The table cache trusts what it found for the snapshots' window,
 	// as the manager resolved it for its mode: one rule, not a guess.
@@ -110,19 +111,21 @@ func New(cfg Config) (*Server, error) {
 		grpc.NumStreamWorkers(uint32(streamWorkers(cfg.MaxStreams))),
 		// A request that does not decode is INVALID_ARGUMENT, not
 		// INTERNAL (undecodable.go).
-		grpc.ForceServerCodecV2(newRequestCodec()),
+		grpc.ForceServerCodecV2(transport.NewRequestCodec()),
 	}
 	// What a request may hold before it is admitted (limits.go).
-	svc.decoding = newBudget(int64(cfg.MaxDecodeBytes), cfg.AdmissionWait)
-	conns := newConnLimit(cfg.MaxConns, cfg.StreamStallTimeout, func(limit string) { m.refused.WithLabelValues(limit).Inc() })
+	svc.decoding = transport.NewBudget(int64(cfg.MaxDecodeBytes), cfg.AdmissionWait)
+	conns := transport.NewConnLimit(cfg.MaxConns, cfg.StreamStallTimeout, func(limit string) { m.refused.WithLabelValues(limit).Inc() })
 	m.connections(conns)
-	opts = append(opts, limitOptions(&cfg, newRequestLimit(&cfg, conns, m.refused))...)
+	limits := transport.Limits{MaxRequestBytes: cfg.MaxRequestBytes, MaxConnStreams: cfg.MaxConnStreams, HandshakeTimeout: cfg.HandshakeTimeout,
+		ConnIdleTimeout: cfg.ConnIdleTimeout, ConnMaxAge: cfg.ConnMaxAge, ConnMaxAgeGrace: cfg.ConnMaxAgeGrace}
+	opts = append(opts, transport.ServerOptions(limits, transport.NewRequestLimit(cfg.MaxRequests, cfg.StreamStallTimeout, conns, m.refused))...)
 	if cfg.tlsConf != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.tlsConf)))
 	}
 	s := &Server{cfg: cfg, svc: svc, grpc: grpc.NewServer(opts...), health: health.NewServer(), conns: conns, io: guard}
-	s.grpc.RegisterService(invalidWhenUndecodable(&flightgen.FlightService_ServiceDesc), svc)
-	s.grpc.RegisterService(invalidWhenUndecodable(&healthpb.Health_ServiceDesc), s.health)
+	s.grpc.RegisterService(transport.InvalidWhenUndecodable(&flightgen.FlightService_ServiceDesc), svc)
+	s.grpc.RegisterService(transport.InvalidWhenUndecodable(&healthpb.Health_ServiceDesc), s.health)
 
 	s.admin = newAdmin(cfg, m.reg)
 	return s, nil
@@ -139,7 +142,7 @@ func (s *Server) Serve(lis net.Listener) error {
 	snaps := s.svc.tables.snaps
 	s.cfg.Logger.Info("serving Flight", "addr", lis.Addr().String(), "data_dir", s.cfg.DataDir, "max_streams", s.cfg.MaxStreams,
 		"snapshot_mode", snaps.Mode(), "snapshot_dir", snaps.Dir())
-	return s.grpc.Serve(s.conns.listen(lis))
+	return s.grpc.Serve(s.conns.Listen(lis))
 }
 
 // ServeAdmin serves /metrics, and /debug/pprof when Config.Pprof, on

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
+	"github.com/sstable-flight/sstable-flight/flightserver/transport"
 )
 
 // service implements the Flight RPCs over the tables of one data
@@ -20,20 +21,20 @@ type service struct {
 	cfg     Config
 	mem     memory.Allocator
 	tables  *tables
-	adm     *admission
+	adm     *transport.Admission
 	metrics *metrics
 	log     *slog.Logger
 	headers arrowenc.SchemaHeaders // DoGet streams' schema messages
 	keys    *ticketKeys            // sign the tickets planned, verify those given
 	// failureLog rate-limits the log lines of failed RPCs (observe).
-	failureLog *logLimiter
+	failureLog *transport.LogLimiter
 	// guard fails a panicking RPC alone (panicGuard).
 	guard *panicGuard
 	// decoding bounds the request bytes decoded and planned at once
 	// (Config.MaxDecodeBytes).
-	decoding *budget
-	rpcs     *rpcs     // running now, for the drain's report
-	scrub    *scrubber // the server's paths out of client messages
+	decoding *transport.Budget
+	rpcs     *rpcs               // running now, for the drain's report
+	scrub    *transport.Scrubber // the server's paths out of client messages
 	// ring and peers are set with Config.Cluster: the ring the server
 	// plans over and checks reads against, and its proven peers.
 	ring  *ringView
@@ -79,11 +80,11 @@ func decodeWeight(d *flight.FlightDescriptor) int64 {
 // once it has planned. On error nothing is held.
 func (s *service) decodeCommand(ctx context.Context, d *flight.FlightDescriptor) (c *Command, n int64, err error) {
 	n = decodeWeight(d)
-	if err := s.decoding.acquire(ctx, n); err != nil {
+	if err := s.decoding.Acquire(ctx, n); err != nil {
 		return nil, 0, err
 	}
 	if c, err = command(d); err != nil {
-		s.decoding.release(n)
+		s.decoding.Release(n)
 		return nil, 0, err
 	}
 	return c, n, nil
@@ -94,7 +95,7 @@ func (s *service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*f
 	if err != nil {
 		return nil, err
 	}
-	defer s.decoding.release(n)
+	defer s.decoding.Release(n)
 	l, proj, err := s.acquireProjected(ctx, c, nil)
 	if err != nil {
 		return nil, err
@@ -110,7 +111,7 @@ func (s *service) GetFlightInfo(ctx context.Context, d *flight.FlightDescriptor)
 	if err != nil {
 		return nil, err
 	}
-	defer s.decoding.release(n)
+	defer s.decoding.Release(n)
 	return s.plan(ctx, c, d)
 }
 
@@ -135,9 +136,9 @@ func (s *service) plan(ctx context.Context, c *Command, d *flight.FlightDescript
 			return nil, err
 		}
 		// A ticket the server would refuse back is not issued.
-		if n := len(ep.Ticket.Ticket); n > s.cfg.MaxRequestBytes-ticketFraming {
+		if n := len(ep.Ticket.Ticket); n > s.cfg.MaxRequestBytes-transport.TicketFraming {
 			return nil, invalid(fmt.Errorf("plan %s.%s: a ticket of %d bytes, over the %d a request may have (MaxRequestBytes): ask for fewer or shorter keys",
-				c.Keyspace, c.Table, n, s.cfg.MaxRequestBytes-ticketFraming))
+				c.Keyspace, c.Table, n, s.cfg.MaxRequestBytes-transport.TicketFraming))
 		}
 		info.Endpoint = append(info.Endpoint, ep)
 	}

@@ -1,4 +1,4 @@
-package flightserver
+package transport
 
 import (
 	"context"
@@ -82,7 +82,7 @@ type endStream interface {
 type watchKey struct{}
 
 // newWatch watches an RPC whose context is ctx, waiting for its request.
-func newWatch(ctx context.Context, stall time.Duration, conns *connLimit, cut func(string)) (context.Context, *watch) {
+func newWatch(ctx context.Context, stall time.Duration, conns *ConnLimit, cut func(string)) (context.Context, *watch) {
 	cctx, cancel := context.WithCancelCause(ctx)
 	w := &watch{stall: stall, cancel: cancel, cut: cut}
 	if p, ok := peer.FromContext(ctx); ok && conns != nil {

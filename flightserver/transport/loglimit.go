@@ -1,4 +1,4 @@
-package flightserver
+package transport
 
 import (
 	"sync"
@@ -7,19 +7,19 @@ import (
 	"google.golang.org/grpc/codes"
 )
 
-// failureLogInterval is how often, at most, failures of one status code
+// FailureLogInterval is how often, at most, failures of one status code
 // are logged after the first: a client can fail every call it makes (no
 // token, a table it may not read, a server shedding it), and each must
 // not cost a line; the metrics count every one.
-const failureLogInterval = 10 * time.Second
+const FailureLogInterval = 10 * time.Second
 
-// logLimiter lets the first failure of each status code be logged, then
+// LogLimiter lets the first failure of each status code be logged, then
 // at most one per interval, which carries the count of those held back
 // since the line before. The codes are a fixed set, so its state is
 // bounded whatever clients send. NB: real time (time.Now, never
 // Config.Now): the interval bounds the log's rate, a property of the
 // wall clock like a latency.
-type logLimiter struct {
+type LogLimiter struct {
 	interval time.Duration
 	now      func() time.Time
 
@@ -32,13 +32,13 @@ type logState struct {
 	held int // failures not logged since last
 }
 
-func newLogLimiter(interval time.Duration, now func() time.Time) *logLimiter {
-	return &logLimiter{interval: interval, now: now, codes: map[codes.Code]*logState{}}
+func NewLogLimiter(interval time.Duration, now func() time.Time) *LogLimiter {
+	return &LogLimiter{interval: interval, now: now, codes: map[codes.Code]*logState{}}
 }
 
-// allow reports whether a failure of code is logged now, and how many of
+// Allow reports whether a failure of code is logged now, and how many of
 // its code were held back since the last line logged.
-func (l *logLimiter) allow(code codes.Code) (ok bool, held int) {
+func (l *LogLimiter) Allow(code codes.Code) (ok bool, held int) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()

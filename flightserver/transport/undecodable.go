@@ -1,4 +1,4 @@
-package flightserver
+package transport
 
 import (
 	"bytes"
@@ -32,7 +32,10 @@ const undecodableField = protowire.MaxValidNumber
 // decode, which it marks instead of failing.
 type requestCodec struct{ encoding.CodecV2 }
 
-func newRequestCodec() requestCodec { return requestCodec{encoding.GetCodecV2(grpcproto.Name)} }
+// NewRequestCodec is gRPC's protobuf codec, but that a request which
+// does not decode reaches its handler marked undecodable
+// (InvalidWhenUndecodable), to be refused as INVALID_ARGUMENT.
+func NewRequestCodec() encoding.CodecV2 { return requestCodec{encoding.GetCodecV2(grpcproto.Name)} }
 
 func (c requestCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	err := c.CodecV2.Unmarshal(data, v)
@@ -64,9 +67,9 @@ func undecodable(m any) error {
 	return status.Error(codes.InvalidArgument, "read request: "+msg)
 }
 
-// invalidWhenUndecodable returns a copy of desc whose handlers answer a
+// InvalidWhenUndecodable returns a copy of desc whose handlers answer a
 // request requestCodec marked with INVALID_ARGUMENT.
-func invalidWhenUndecodable(desc *grpc.ServiceDesc) *grpc.ServiceDesc {
+func InvalidWhenUndecodable(desc *grpc.ServiceDesc) *grpc.ServiceDesc {
 	d := *desc
 	d.Methods = slices.Clone(desc.Methods)
 	for i := range d.Methods {

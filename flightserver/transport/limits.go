@@ -1,4 +1,4 @@
-package flightserver
+package transport
 
 import (
 	"context"
@@ -33,16 +33,27 @@ const (
 	// MaxRequests, so that a flood of Flight RPCs does not fail the
 	// probes of a server that is working.
 	maxHealthRequests = 16
-	// ticketFraming is what a ticket adds to its bytes as a message (a
+	// TicketFraming is what a ticket adds to its bytes as a message (a
 	// field tag and a length), which MaxRequestBytes counts too.
-	ticketFraming = 8
+	TicketFraming = 8
 	// keepaliveMinTime is how often a client may ping.
 	keepaliveMinTime = 10 * time.Second
 )
 
-// limitOptions are the gRPC options that bound what a request may hold
+// Limits are the bounds ServerOptions gives gRPC: the server's
+// Config's fields of the same names, which document them.
+type Limits struct {
+	MaxRequestBytes  int
+	MaxConnStreams   int
+	HandshakeTimeout time.Duration
+	ConnIdleTimeout  time.Duration
+	ConnMaxAge       time.Duration
+	ConnMaxAgeGrace  time.Duration
+}
+
+// ServerOptions are the gRPC options that bound what a request may hold
 // and how long a client may hold it.
-func limitOptions(cfg *Config, reqs *requestLimit) []grpc.ServerOption {
+func ServerOptions(cfg Limits, reqs *RequestLimit) []grpc.ServerOption {
 	return []grpc.ServerOption{
 		grpc.MaxRecvMsgSize(cfg.MaxRequestBytes),
 		grpc.MaxConcurrentStreams(uint32(cfg.MaxConnStreams)),
@@ -66,31 +77,34 @@ func limitOptions(cfg *Config, reqs *requestLimit) []grpc.ServerOption {
 	}
 }
 
-// requestLimit bounds the RPCs in progress (Config.MaxRequests), and
+// RequestLimit bounds the RPCs in progress (Config.MaxRequests), and
 // health checks apart. Its tap runs as a stream's headers arrive, before
 // any of its message is read: an RPC beyond the bound is refused then,
 // so it costs no more than its headers.
-type requestLimit struct {
+type RequestLimit struct {
 	flight, health atomic.Int64
 	max            int64
 	stall          time.Duration
-	conns          *connLimit
+	conns          *ConnLimit
 	refused        *prometheus.CounterVec // by limit
 }
 
-func newRequestLimit(cfg *Config, conns *connLimit, refused *prometheus.CounterVec) *requestLimit {
+// NewRequestLimit bounds the Flight RPCs in progress to max, and cuts a
+// stream stalled for stall (Config.MaxRequests, StreamStallTimeout);
+// refused counts what it refused or cut, by limit.
+func NewRequestLimit(max int, stall time.Duration, conns *ConnLimit, refused *prometheus.CounterVec) *RequestLimit {
 	for _, limit := range []string{"requests", "request_timeout", "stall", "conn_stall"} {
 		refused.WithLabelValues(limit) // listed at 0
 	}
-	return &requestLimit{max: int64(cfg.MaxRequests), stall: cfg.StreamStallTimeout, conns: conns, refused: refused}
+	return &RequestLimit{max: int64(max), stall: stall, conns: conns, refused: refused}
 }
 
-func (r *requestLimit) cut(limit string) { r.refused.WithLabelValues(limit).Inc() }
+func (r *RequestLimit) cut(limit string) { r.refused.WithLabelValues(limit).Inc() }
 
 // tap counts the RPC in until its stream ends (gRPC cancels a stream's
 // context when it ends, however it ends) and sets its watch. NB: gRPC
 // calls it with its connection's lock held: it must not block.
-func (r *requestLimit) tap(ctx context.Context, info *tap.Info) (context.Context, error) {
+func (r *RequestLimit) tap(ctx context.Context, info *tap.Info) (context.Context, error) {
 	n, max := &r.flight, r.max
 	if strings.HasPrefix(info.FullMethodName, "/grpc.health.") {
 		n, max = &r.health, maxHealthRequests

@@ -1,4 +1,4 @@
-package flightserver
+package transport
 
 import (
 	"path/filepath"
@@ -9,7 +9,7 @@ import (
 func TestScrubberNamesFilesRelativeToTheDataDir(t *testing.T) {
 	tmp := t.TempDir()
 	data, snaps := filepath.Join(tmp, "data"), filepath.Join(tmp, "data-snaps")
-	s := newScrubber(data, snaps)
+	s := NewScrubber(data, snaps)
 	for in, want := range map[string]string{
 		"open " + data + "/ks/t-0123/oa-3-big-Data.db: no such file":                 "open ks/t-0123/oa-3-big-Data.db: no such file",
 		"read " + snaps + "/ks/t-0123/abc-12/oa-3-big-Data.db at offset 0: stalled":  "read ks/t-0123/oa-3-big-Data.db at offset 0: stalled",
@@ -18,11 +18,11 @@ func TestScrubberNamesFilesRelativeToTheDataDir(t *testing.T) {
 		"in (" + data + "/ks/t/schema.cql:3:4) and " + data + "/ks/u/schema.cql:1:1": "in (ks/t/schema.cql:3:4) and ks/u/schema.cql:1:1",
 		"nothing of ours: /etc/passwd":                                               "nothing of ours: /etc/passwd",
 	} {
-		if got := s.message(in); got != want {
+		if got := s.Message(in); got != want {
 			t.Errorf("message(%q)\n = %q\nwant %q", in, got, want)
 		}
 	}
-	if got := s.message(strings.Repeat("x", 10000)); len(got) > maxMessage+40 {
+	if got := s.Message(strings.Repeat("x", 10000)); len(got) > maxMessage+40 {
 		t.Errorf("a 10,000-byte message kept %d bytes", len(got))
 	}
 }

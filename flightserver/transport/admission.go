@@ -1,4 +1,4 @@
-package flightserver
+package transport
 
 import (
 	"context"
@@ -7,14 +7,14 @@ import (
 	"time"
 )
 
-// errShed is returned when a stream waited its bounded time for a slot.
-var errShed = errors.New("admission: every stream slot is busy")
+// ErrShed is returned when a stream waited its bounded time for a slot.
+var ErrShed = errors.New("admission: every stream slot is busy")
 
-// admission bounds the number of concurrent DoGet streams. A stream
+// Admission bounds the number of concurrent DoGet streams. A stream
 // beyond the bound waits a bounded time for a slot, then is shed: the
 // client gets UNAVAILABLE and may retry, and the server keeps its CPU and
 // memory for the streams it admitted instead of slowing them all down.
-type admission struct {
+type Admission struct {
 	slots   chan struct{}
 	wait    time.Duration
 	active  atomic.Int64
@@ -23,20 +23,26 @@ type admission struct {
 	releaseFn func()
 }
 
-func newAdmission(max int, wait time.Duration) *admission {
-	a := &admission{slots: make(chan struct{}, max), wait: wait}
+func NewAdmission(max int, wait time.Duration) *Admission {
+	a := &Admission{slots: make(chan struct{}, max), wait: wait}
 	a.releaseFn = a.release // one func value, not a closure per stream
 	return a
 }
 
+// Active is the streams holding a slot, Waiting those waiting for one,
+// Slots how many there are: the server's gauges.
+func (a *Admission) Active() int64  { return a.active.Load() }
+func (a *Admission) Waiting() int64 { return a.waiting.Load() }
+func (a *Admission) Slots() int     { return cap(a.slots) }
+
 // release gives a slot back.
-func (a *admission) release() {
+func (a *Admission) release() {
 	a.active.Add(-1)
 	<-a.slots
 }
 
-// acquire takes a slot; the returned func gives it back.
-func (a *admission) acquire(ctx context.Context) (func(), error) {
+// Acquire takes a slot; the returned func gives it back.
+func (a *Admission) Acquire(ctx context.Context) (func(), error) {
 	select {
 	case a.slots <- struct{}{}:
 	default:
@@ -50,7 +56,7 @@ func (a *admission) acquire(ctx context.Context) (func(), error) {
 			a.waiting.Add(-1)
 		case <-t.C:
 			a.waiting.Add(-1)
-			return nil, errShed
+			return nil, ErrShed
 		case <-ctx.Done():
 			t.Stop()
 			a.waiting.Add(-1)

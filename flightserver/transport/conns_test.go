@@ -1,4 +1,4 @@
-package flightserver
+package transport
 
 import (
 	"net"
@@ -11,12 +11,12 @@ import (
 // the remote address as the map's key (an allocation, and the
 // formatting, on every RPC).
 func TestConnLookupAllocatesNothing(t *testing.T) {
-	l := newConnLimit(4, time.Minute, func(string) {})
+	l := NewConnLimit(4, time.Minute, func(string) {})
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ll := l.listen(lis)
+	ll := l.Listen(lis)
 	defer ll.Close()
 	client, err := net.Dial("tcp", lis.Addr().String())
 	if err != nil {

@@ -1,4 +1,4 @@
-package flightserver
+package transport
 
 import (
 	"path/filepath"
@@ -16,7 +16,7 @@ import (
 // the whole, wrapping included.
 const maxMessage = 4 << 10
 
-// scrubber rewrites the server's own paths out of the messages sent to
+// Scrubber rewrites the server's own paths out of the messages sent to
 // clients. Errors name files as they were opened, under the data
 // directory or, in Hardlink mode, under an epoch of the snapshot
 // directory; a client sees them as the operator knows them, relative to
@@ -24,7 +24,7 @@ const maxMessage = 4 << 10
 // absolute path of the server. Each directory is matched as configured,
 // made absolute, and with its links resolved, since any of them may be
 // how a path was built.
-type scrubber struct {
+type Scrubber struct {
 	epochs *regexp.Regexp // <snapshot dir>/<keyspace>/<table dir>/<epoch>/
 	under  *regexp.Regexp // <data dir>/
 	bare   *regexp.Regexp // a path token starting with either directory
@@ -37,8 +37,8 @@ type dirName struct{ dir, name string }
 // before anything else.
 const pathChars = `[^\s"':,;()\[\]{}]`
 
-func newScrubber(dataDir, snapDir string) *scrubber {
-	s := &scrubber{}
+func NewScrubber(dataDir, snapDir string) *Scrubber {
+	s := &Scrubber{}
 	data, snaps := spellings(dataDir), spellings(snapDir)
 	if len(snaps) > 0 {
 		s.epochs = regexp.MustCompile(alternation(snaps) + `/(` + pathChars + `+?)/(` + pathChars + `+?)/` + pathChars + `+?/`)
@@ -94,8 +94,8 @@ func alternation(dirs []string) string {
 	return `(?:` + strings.Join(q, "|") + `)`
 }
 
-// message rewrites one message.
-func (s *scrubber) message(msg string) string {
+// Message rewrites one message.
+func (s *Scrubber) Message(msg string) string {
 	if s.epochs != nil {
 		msg = s.epochs.ReplaceAllString(msg, "$1/$2/")
 	}
@@ -117,13 +117,13 @@ func (s *scrubber) message(msg string) string {
 	return snippet.Cut(msg, maxMessage)
 }
 
-// status rewrites a gRPC status error's message, keeping its code.
-func (s *scrubber) status(err error) error {
+// Status rewrites a gRPC status error's message, keeping its code.
+func (s *Scrubber) Status(err error) error {
 	st, ok := status.FromError(err)
 	if !ok || err == nil {
 		return err
 	}
-	msg := s.message(st.Message())
+	msg := s.Message(st.Message())
 	if msg == st.Message() {
 		return err
 	}

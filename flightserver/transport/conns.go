@@ -1,4 +1,4 @@
-package flightserver
+package transport
 
 import (
 	"net"
@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// connLimit caps the open client connections (Config.MaxConns), as
+// ConnLimit caps the open client connections (Config.MaxConns), as
 // golang.org/x/net/netutil.LimitListener does: at the cap, Accept waits
 // for one to close, and new connections wait in the kernel's accept
 // queue, holding no file descriptor of the process.
@@ -22,7 +22,7 @@ import (
 // blocked on such a connection is cut by its watch first, at
 // StreamStallTimeout, which counts and logs why; this sweep is for what
 // no watch sees, responses queued after their handler returned.)
-type connLimit struct {
+type ConnLimit struct {
 	slots chan struct{}
 	open  atomic.Int64
 	stall time.Duration
@@ -50,20 +50,25 @@ func keyOf(addr net.Addr) connKey {
 	return connKey{other: addr.String()}
 }
 
-func newConnLimit(max int, stall time.Duration, cut func(string)) *connLimit {
-	return &connLimit{slots: make(chan struct{}, max), stall: stall, cut: cut, conns: map[connKey]*limitedConn{}}
+func NewConnLimit(max int, stall time.Duration, cut func(string)) *ConnLimit {
+	return &ConnLimit{slots: make(chan struct{}, max), stall: stall, cut: cut, conns: map[connKey]*limitedConn{}}
 }
 
-// listen wraps lis: its connections count against the cap, and are
+// Open is the connections open now, Max how many may be: the server's
+// gauges.
+func (l *ConnLimit) Open() int64 { return l.open.Load() }
+func (l *ConnLimit) Max() int    { return cap(l.slots) }
+
+// Listen wraps lis: its connections count against the cap, and are
 // watched until it closes.
-func (l *connLimit) listen(lis net.Listener) net.Listener {
+func (l *ConnLimit) Listen(lis net.Listener) net.Listener {
 	ll := &limitedListener{Listener: lis, l: l, done: make(chan struct{})}
 	go l.sweepEvery(ll.done)
 	return ll
 }
 
 // conn is the connection from addr, if it is open.
-func (l *connLimit) conn(addr net.Addr) *limitedConn {
+func (l *ConnLimit) conn(addr net.Addr) *limitedConn {
 	if addr == nil {
 		return nil
 	}
@@ -72,7 +77,7 @@ func (l *connLimit) conn(addr net.Addr) *limitedConn {
 	return l.conns[keyOf(addr)]
 }
 
-func (l *connLimit) sweepEvery(done <-chan struct{}) {
+func (l *ConnLimit) sweepEvery(done <-chan struct{}) {
 	t := time.NewTicker(l.stall / 4)
 	defer t.Stop()
 	for {
@@ -88,7 +93,7 @@ func (l *connLimit) sweepEvery(done <-chan struct{}) {
 // sweep closes the connections that have bytes queued and have written
 // none for twice StreamStallTimeout. NB: only sweep reads and writes a
 // connection's lastWritten and progress.
-func (l *connLimit) sweep(now time.Time) {
+func (l *ConnLimit) sweep(now time.Time) {
 	l.mu.Lock()
 	conns := make([]*limitedConn, 0, len(l.conns))
 	for _, c := range l.conns {
@@ -112,7 +117,7 @@ func (l *connLimit) sweep(now time.Time) {
 
 type limitedListener struct {
 	net.Listener
-	l         *connLimit
+	l         *ConnLimit
 	done      chan struct{}
 	closeOnce sync.Once
 }
@@ -145,7 +150,7 @@ func (ll *limitedListener) Close() error {
 // queued and what it wrote.
 type limitedConn struct {
 	net.Conn
-	l               *connLimit
+	l               *ConnLimit
 	key             connKey
 	closeOnce       sync.Once
 	queued, written atomic.Int64

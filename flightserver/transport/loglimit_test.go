@@ -1,4 +1,4 @@
-package flightserver
+package transport
 
 import (
 	"testing"
@@ -11,10 +11,10 @@ import (
 // one per interval, carrying the count held back; codes are apart.
 func TestLogLimiter(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
-	l := newLogLimiter(10*time.Second, func() time.Time { return now })
+	l := NewLogLimiter(10*time.Second, func() time.Time { return now })
 	step := func(code codes.Code, wantOK bool, wantHeld int) {
 		t.Helper()
-		if ok, held := l.allow(code); ok != wantOK || held != wantHeld {
+		if ok, held := l.Allow(code); ok != wantOK || held != wantHeld {
 			t.Fatalf("%v at %v: %v, %d held; want %v, %d", code, now.Unix(), ok, held, wantOK, wantHeld)
 		}
 	}

@@ -1,4 +1,4 @@
-package flightserver
+package transport
 
 import (
 	"container/list"
@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// budget bounds the request bytes being decoded and planned at once
+// Budget bounds the request bytes being decoded and planned at once
 // (Config.MaxDecodeBytes). Decoding a request costs many times its size
 // (a 1 MiB command of short keys allocates ~55 MiB in encoding/json and
 // the planner), so the cost is bounded by weighing each request by its
@@ -16,7 +16,7 @@ import (
 // once, two of the largest do. Waiters are served in order, so a large
 // request is not starved by a stream of small ones; one that waits
 // longer than its bound is shed like a stream without a slot.
-type budget struct {
+type Budget struct {
 	mu      sync.Mutex
 	free    int64
 	waiters list.List // of *budgetWaiter, oldest first
@@ -28,10 +28,10 @@ type budgetWaiter struct {
 	ready chan struct{} // closed once n is taken for it
 }
 
-func newBudget(n int64, wait time.Duration) *budget { return &budget{free: n, wait: wait} }
+func NewBudget(n int64, wait time.Duration) *Budget { return &Budget{free: n, wait: wait} }
 
-// acquire takes n bytes of the budget, which release(n) gives back.
-func (b *budget) acquire(ctx context.Context, n int64) error {
+// Acquire takes n bytes of the budget, which Release(n) gives back.
+func (b *Budget) Acquire(ctx context.Context, n int64) error {
 	b.mu.Lock()
 	if b.waiters.Len() == 0 && b.free >= n {
 		b.free -= n
@@ -50,7 +50,7 @@ func (b *budget) acquire(ctx context.Context, n int64) error {
 	case <-w.ready:
 		return nil
 	case <-t.C:
-		err = fmt.Errorf("decode request: %w: the requests being read fill MaxDecodeBytes", errShed)
+		err = fmt.Errorf("decode request: %w: the requests being read fill MaxDecodeBytes", ErrShed)
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
@@ -67,7 +67,7 @@ func (b *budget) acquire(ctx context.Context, n int64) error {
 	return err
 }
 
-func (b *budget) release(n int64) {
+func (b *Budget) Release(n int64) {
 	b.mu.Lock()
 	b.free += n
 	b.grant()
@@ -75,7 +75,7 @@ func (b *budget) release(n int64) {
 }
 
 // grant serves the waiters, oldest first, while the oldest fits.
-func (b *budget) grant() {
+func (b *Budget) grant() {
 	for e := b.waiters.Front(); e != nil; e = b.waiters.Front() {
 		w := e.Value.(*budgetWaiter)
 		if w.n > b.free {
