@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
+
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
 )
 
 // The names of the Flight actions the server runs (flight.Action.Type),
@@ -104,7 +106,7 @@ func (s *service) ListFlights(_ *flight.Criteria, stream flight.FlightService_Li
 		}
 		seen[name] = true
 		d := &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{td.Keyspace, td.Table}}
-		info, err := s.plan(stream.Context(), &Command{Version: CommandVersion, Keyspace: td.Keyspace, Table: td.Table}, d)
+		info, err := s.plan(stream.Context(), &request.Command{Version: request.CommandVersion, Keyspace: td.Keyspace, Table: td.Table}, d)
 		if err != nil {
 			s.log.Warn("list flights: skip table", "table", name, "err", err)
 			continue

@@ -8,18 +8,19 @@ import (
 	"time"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
 	"github.com/sstable-flight/sstable-flight/internal/testclock"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 
 // planTicket plans a read of the table and returns its first ticket.
-func planTicket(t *testing.T, ts *testServer, keyspace, table string) *flightserver.Ticket {
+func planTicket(t *testing.T, ts *testServer, keyspace, table string) *request.Ticket {
 	t.Helper()
 	info, err := ts.client.GetFlightInfo(context.Background(), path(keyspace, table))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk, err := flightserver.InspectTicket(info.Endpoint[0].Ticket.Ticket)
+	tk, err := request.InspectTicket(info.Endpoint[0].Ticket.Ticket)
 	if err != nil {
 		t.Fatal(err)
 	}

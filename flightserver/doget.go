@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
 	"github.com/sstable-flight/sstable-flight/flightserver/transport"
 	"github.com/sstable-flight/sstable-flight/internal/arrowsize"
 	"github.com/sstable-flight/sstable-flight/reconcile"
@@ -20,7 +21,7 @@ const cancelCheckRows = 1024
 
 // drain appends a merge's rows to the batcher, sending full batches, up
 // to the ticket's limit (counted in rows, across merges).
-func (s *service) drain(ctx context.Context, m *reconcile.Merger, b *arrowenc.Batcher, t *Ticket, rows *int64, send func() error, decodeStart *time.Time) error {
+func (s *service) drain(ctx context.Context, m *reconcile.Merger, b *arrowenc.Batcher, t *request.Ticket, rows *int64, send func() error, decodeStart *time.Time) error {
 	for m.Next() {
 		full, err := b.Add(m.Row())
 		if err != nil {
@@ -55,23 +56,23 @@ func (s *service) drain(ctx context.Context, m *reconcile.Merger, b *arrowenc.Ba
 // few keys in one round trip. Their first bytes tell them apart
 // (ticketkind.go). Decoding costs many times the ticket's size, so it
 // spends the decoding budget.
-func (s *service) ticketOf(ctx context.Context, b []byte) (*Ticket, error) {
+func (s *service) ticketOf(ctx context.Context, b []byte) (*request.Ticket, error) {
 	n := int64(len(b) + 1)
 	if err := s.decoding.Acquire(ctx, n); err != nil {
 		return nil, err
 	}
 	defer s.decoding.Release(n)
-	if isTicket(b) {
-		t, err := s.keys.open(b)
+	if request.IsTicket(b) {
+		t, err := s.keys.Open(b)
 		if err != nil {
 			return nil, invalid(err)
 		}
 		return t, nil
 	}
-	if !isCommand(b) {
+	if !request.IsCommand(b) {
 		return nil, invalid(fmt.Errorf("read ticket: %d bytes that are neither a ticket a plan of this server issued nor a JSON command", len(b)))
 	}
-	c, err := ParseCommand(b)
+	c, err := request.ParseCommand(b)
 	if err != nil {
 		return nil, invalid(err)
 	}
@@ -141,7 +142,7 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 		case t.Range != nil:
 			return reconcile.NewRange(l.t.rt, l.readers(), opts, int64(t.Range[0]), int64(t.Range[1]))
 		case t.Slice != nil:
-			return reconcile.NewSlice(l.t.rt, l.readers(), opts, t.Keys[i], t.Slice.slice())
+			return reconcile.NewSlice(l.t.rt, l.readers(), opts, t.Keys[i], t.Slice.Slice())
 		default:
 			return reconcile.NewKey(l.t.rt, l.readers(), opts, t.Keys[i])
 		}

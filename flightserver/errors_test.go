@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
 	"github.com/sstable-flight/sstable-flight/internal/flighttest"
 )
 
@@ -82,15 +83,15 @@ func TestStatusCodes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tk, err := flightserver.InspectTicket(info.Endpoint[0].Ticket.Ticket)
+		tk, err := request.InspectTicket(info.Endpoint[0].Ticket.Ticket)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return tk.Epoch
 	}
 	many, clustered := epochOf("many"), epochOf("clustered")
-	whole := &[2]flightserver.Token{0, 0}
-	seal := func(tk flightserver.Ticket) string {
+	whole := &[2]request.Token{0, 0}
+	seal := func(tk request.Ticket) string {
 		if tk.Now == 0 {
 			tk.Now = 1
 		}
@@ -109,28 +110,28 @@ func TestStatusCodes(t *testing.T) {
 		{"garbage", "\x00\x01garbage", codes.InvalidArgument},
 		{"a ticket of version 1 (unsigned JSON)", `{"v":1,"ks":"corpus","t":"many","range":["0","0"],"now":1}`, codes.InvalidArgument},
 		{"magic only", "sstf", codes.InvalidArgument},
-		{"version 9", "sstf\x09" + seal(flightserver.Ticket{Keyspace: "corpus", Table: "many", Range: whole, Epoch: many})[5:], codes.InvalidArgument},
-		{"no range nor key", seal(flightserver.Ticket{Keyspace: "corpus", Table: "many", Epoch: many}), codes.InvalidArgument},
-		{"no epoch", seal(flightserver.Ticket{Keyspace: "corpus", Table: "many", Range: whole}), codes.InvalidArgument},
-		{"no read time", seal(flightserver.Ticket{Keyspace: "corpus", Table: "many", Range: whole, Epoch: many, Now: -1}), codes.InvalidArgument},
-		{"negative limit", seal(flightserver.Ticket{Keyspace: "corpus", Table: "many", Range: whole, Epoch: many, Limit: -1}), codes.InvalidArgument},
-		{"unknown table", seal(flightserver.Ticket{Keyspace: "corpus", Table: "nope", Range: whole, Epoch: many}), codes.Aborted},
-		{"traversal", seal(flightserver.Ticket{Keyspace: "../..", Table: "etc", Range: whole, Epoch: many}), codes.NotFound},
-		{"unknown column", seal(flightserver.Ticket{Keyspace: "corpus", Table: "many", Columns: []string{"nope"}, Range: whole, Epoch: many}), codes.InvalidArgument},
-		{"bad composite key", seal(flightserver.Ticket{Keyspace: "corpus", Table: "clustered", Keys: [][]byte{{0, 1, '1'}}, Epoch: clustered}), codes.InvalidArgument},
-		{"composite key of a wrong type", seal(flightserver.Ticket{Keyspace: "corpus", Table: "clustered", Keys: [][]byte{{0, 1, 'a', 0, 0, 1, 1, 0}}, Epoch: clustered}), codes.InvalidArgument},
-		{"key of a wrong width", seal(flightserver.Ticket{Keyspace: "corpus", Table: "many", Keys: [][]byte{{1, 2, 3}}, Epoch: many}), codes.InvalidArgument},
-		{"empty key list", seal(flightserver.Ticket{Keyspace: "corpus", Table: "many", Keys: [][]byte{}, Epoch: many}), codes.InvalidArgument},
-		{"a key twice", seal(flightserver.Ticket{Keyspace: "corpus", Table: "many", Keys: [][]byte{bigint(1), bigint(1)}, Epoch: many}), codes.InvalidArgument},
-		{"257 keys", seal(flightserver.Ticket{Keyspace: "corpus", Table: "many", Keys: tooMany, Epoch: many}), codes.InvalidArgument},
-		{"slice of too many values", seal(flightserver.Ticket{Keyspace: "corpus", Table: "many", Keys: [][]byte{bigint(1)}, Epoch: many,
-			Slice: &flightserver.TicketSlice{HasStart: true, Start: [][]byte{{1}}}}), codes.InvalidArgument},
-		{"slice value of a wrong type", seal(flightserver.Ticket{Keyspace: "corpus", Table: "clustered", Keys: [][]byte{{0, 1, 'a', 0, 0, 4, 0, 0, 0, 1, 0}}, Epoch: clustered,
-			Slice: &flightserver.TicketSlice{HasEnd: true, End: [][]byte{{1, 2}}}}), codes.InvalidArgument},
+		{"version 9", "sstf\x09" + seal(request.Ticket{Keyspace: "corpus", Table: "many", Range: whole, Epoch: many})[5:], codes.InvalidArgument},
+		{"no range nor key", seal(request.Ticket{Keyspace: "corpus", Table: "many", Epoch: many}), codes.InvalidArgument},
+		{"no epoch", seal(request.Ticket{Keyspace: "corpus", Table: "many", Range: whole}), codes.InvalidArgument},
+		{"no read time", seal(request.Ticket{Keyspace: "corpus", Table: "many", Range: whole, Epoch: many, Now: -1}), codes.InvalidArgument},
+		{"negative limit", seal(request.Ticket{Keyspace: "corpus", Table: "many", Range: whole, Epoch: many, Limit: -1}), codes.InvalidArgument},
+		{"unknown table", seal(request.Ticket{Keyspace: "corpus", Table: "nope", Range: whole, Epoch: many}), codes.Aborted},
+		{"traversal", seal(request.Ticket{Keyspace: "../..", Table: "etc", Range: whole, Epoch: many}), codes.NotFound},
+		{"unknown column", seal(request.Ticket{Keyspace: "corpus", Table: "many", Columns: []string{"nope"}, Range: whole, Epoch: many}), codes.InvalidArgument},
+		{"bad composite key", seal(request.Ticket{Keyspace: "corpus", Table: "clustered", Keys: [][]byte{{0, 1, '1'}}, Epoch: clustered}), codes.InvalidArgument},
+		{"composite key of a wrong type", seal(request.Ticket{Keyspace: "corpus", Table: "clustered", Keys: [][]byte{{0, 1, 'a', 0, 0, 1, 1, 0}}, Epoch: clustered}), codes.InvalidArgument},
+		{"key of a wrong width", seal(request.Ticket{Keyspace: "corpus", Table: "many", Keys: [][]byte{{1, 2, 3}}, Epoch: many}), codes.InvalidArgument},
+		{"empty key list", seal(request.Ticket{Keyspace: "corpus", Table: "many", Keys: [][]byte{}, Epoch: many}), codes.InvalidArgument},
+		{"a key twice", seal(request.Ticket{Keyspace: "corpus", Table: "many", Keys: [][]byte{bigint(1), bigint(1)}, Epoch: many}), codes.InvalidArgument},
+		{"257 keys", seal(request.Ticket{Keyspace: "corpus", Table: "many", Keys: tooMany, Epoch: many}), codes.InvalidArgument},
+		{"slice of too many values", seal(request.Ticket{Keyspace: "corpus", Table: "many", Keys: [][]byte{bigint(1)}, Epoch: many,
+			Slice: &request.TicketSlice{HasStart: true, Start: [][]byte{{1}}}}), codes.InvalidArgument},
+		{"slice value of a wrong type", seal(request.Ticket{Keyspace: "corpus", Table: "clustered", Keys: [][]byte{{0, 1, 'a', 0, 0, 4, 0, 0, 0, 1, 0}}, Epoch: clustered,
+			Slice: &request.TicketSlice{HasEnd: true, End: [][]byte{{1, 2}}}}), codes.InvalidArgument},
 		{"command of 2 endpoints", `{"version":1,"keyspace":"corpus","table":"many","splits":2}`, codes.InvalidArgument},
 		{"command, unknown table", `{"version":1,"keyspace":"corpus","table":"nope"}`, codes.NotFound},
 		{"command, bad field", `{"version":1,"keyspace":"corpus","table":"many","colums":["v"]}`, codes.InvalidArgument},
-		{"retired epoch", seal(flightserver.Ticket{Keyspace: "corpus", Table: "many", Range: whole, Epoch: "gone-1"}), codes.Aborted},
+		{"retired epoch", seal(request.Ticket{Keyspace: "corpus", Table: "many", Range: whole, Epoch: "gone-1"}), codes.Aborted},
 	}
 	for _, c := range ticketCases {
 		err := flighttest.DrainDoGet(ctx, ts.client, []byte(c.ticket))

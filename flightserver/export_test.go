@@ -1,22 +1,8 @@
 package flightserver
 
 import (
-	"encoding/json"
-	"fmt"
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
 )
-
-// InspectTicket reads a ticket's payload without verifying its MAC, as a
-// person debugging reads one: tests look at what a plan issued.
-func InspectTicket(b []byte) (*Ticket, error) {
-	if !isTicket(b) || len(b) < ticketHeader+ticketMAC {
-		return nil, fmt.Errorf("inspect ticket: not a ticket")
-	}
-	var t Ticket
-	if err := json.Unmarshal(b[ticketHeader:len(b)-ticketMAC], &t); err != nil {
-		return nil, fmt.Errorf("inspect ticket: %w", err)
-	}
-	return &t, nil
-}
 
 // StorageOps is how many operations the server's storage guard started:
 // tests check that work in memory does not go through it.
@@ -24,8 +10,8 @@ func StorageOps(s *Server) int64 { return s.io.Stats().Started }
 
 // SealTicket signs a ticket with the server's key, whatever it holds:
 // tests make tickets the planner would not, to see DoGet refuse them.
-func SealTicket(s *Server, t *Ticket) []byte {
-	b, err := s.svc.keys.seal(t)
+func SealTicket(s *Server, t *request.Ticket) []byte {
+	b, err := s.svc.keys.Seal(t)
 	if err != nil {
 		panic(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/sstable-flight/sstable-flight/cluster"
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
 )
 
 // errNotOwned marks a ring ticket for data the server's node does not
@@ -18,7 +19,7 @@ var errNotOwned = errors.New("not replicated by this server's node")
 // the ticket's token range touches, or the range of each of its keys.
 // A server never reads a range it holds only part of (after a topology
 // change, before cleanup) as if it were whole.
-func (s *service) checkOwned(ctx context.Context, t *Ticket) error {
+func (s *service) checkOwned(ctx context.Context, t *request.Ticket) error {
 	if s.ring == nil {
 		return fmt.Errorf("read ticket of %s.%s: it was planned over a cluster's ring and this server has none: %w", t.Keyspace, t.Table, errNotOwned)
 	}

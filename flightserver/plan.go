@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
@@ -76,21 +77,6 @@ func splitRange(start, end int64, n int) [][2]int64 {
 	return out
 }
 
-// keysPerTicket bounds the partition keys one endpoint reads: an IN list
-// of up to this many keys is a single stream. ticketKeyBytes bounds
-// their bytes, so that a ticket of long keys stays under maxTicketBytes
-// (base64 makes 4 bytes of 3): a list of long keys gets more endpoints.
-const (
-	keysPerTicket  = 256
-	ticketKeyBytes = 512 << 10
-)
-
-// maxKeyBytes is Cassandra's limit on a serialized partition key, and on
-// a clustering value (their lengths are unsigned shorts on disk): no
-// longer one can be in an SSTable, so a command asking for one is
-// refused.
-const maxKeyBytes = 65535
-
 // groupKeys cuts keys, in order, into the key lists of tickets: at most
 // keysPerTicket keys and ticketKeyBytes bytes each (a single key is
 // never longer: it is at most maxKeyBytes).
@@ -98,7 +84,7 @@ func groupKeys(keys [][]byte) [][][]byte {
 	var out [][][]byte
 	for lo := 0; lo < len(keys); {
 		hi, size := lo, 0
-		for hi < len(keys) && hi-lo < keysPerTicket && (hi == lo || size+len(keys[hi]) <= ticketKeyBytes) {
+		for hi < len(keys) && hi-lo < request.KeysPerTicket && (hi == lo || size+len(keys[hi]) <= request.TicketKeyBytes) {
 			size += len(keys[hi])
 			hi++
 		}
@@ -130,14 +116,14 @@ func splitCount(requested int, rows int64) int {
 		return requested
 	}
 	n := int((rows + rowsPerSplit - 1) / rowsPerSplit)
-	return max(1, min(n, maxSplits))
+	return max(1, min(n, request.MaxSplits))
 }
 
 // endpoint seals a ticket into an endpoint at locations. With none,
 // clients read from this server, the one they asked; a ring plan names
 // its replicas' servers, the one to read first first.
-func (s *service) endpoint(t *Ticket, locations []string) (*flight.FlightEndpoint, error) {
-	b, err := s.keys.seal(t)
+func (s *service) endpoint(t *request.Ticket, locations []string) (*flight.FlightEndpoint, error) {
+	b, err := s.keys.Seal(t)
 	if err != nil {
 		return nil, invalid(err)
 	}
@@ -148,14 +134,14 @@ func (s *service) endpoint(t *Ticket, locations []string) (*flight.FlightEndpoin
 	return ep, nil
 }
 
-func newTicket(c *Command, now int64, epoch string) *Ticket {
-	return &Ticket{Keyspace: c.Keyspace, Table: c.Table, Columns: c.Columns, CountOnly: c.CountOnly, Limit: c.Limit, Now: now, Epoch: epoch}
+func newTicket(c *request.Command, now int64, epoch string) *request.Ticket {
+	return &request.Ticket{Keyspace: c.Keyspace, Table: c.Table, Columns: c.Columns, CountOnly: c.CountOnly, Limit: c.Limit, Now: now, Epoch: epoch}
 }
 
 // planned is a command's tickets, its schema (when asked for) and its
 // row estimate.
 type planned struct {
-	tickets []*Ticket
+	tickets []*request.Ticket
 	schema  []byte
 	rows    int64
 	// locations are, for a ring plan (ring), each ticket's servers,
@@ -167,7 +153,7 @@ type planned struct {
 // acquireProjected leases the command's table (the epoch pin holds for
 // it, when not nil: acquirePinned) and resolves its projection; the
 // caller releases the lease.
-func (s *service) acquireProjected(ctx context.Context, c *Command, pin *queryPin) (*lease, []int, error) {
+func (s *service) acquireProjected(ctx context.Context, c *request.Command, pin *queryPin) (*lease, []int, error) {
 	l, err := s.acquirePinned(ctx, c, pin)
 	if err != nil {
 		return nil, nil, err
@@ -185,7 +171,7 @@ func (s *service) acquireProjected(ctx context.Context, c *Command, pin *queryPi
 // encoded and read back. A command naming a query id reads at the read
 // time, and each table at the epoch, of the query's first plan
 // (queryPins).
-func (s *service) planTickets(ctx context.Context, c *Command, withSchema bool) (*planned, error) {
+func (s *service) planTickets(ctx context.Context, c *request.Command, withSchema bool) (*planned, error) {
 	clock := s.cfg.Now()
 	now := clock.Unix()
 	var pin *queryPin
@@ -247,7 +233,7 @@ func (s *service) planTickets(ctx context.Context, c *Command, withSchema bool) 
 		}
 		for _, r := range splitRange(start, end, n) {
 			t := newTicket(c, now, l.e.ID)
-			t.Range = &[2]Token{Token(r[0]), Token(r[1])}
+			t.Range = &[2]request.Token{request.Token(r[0]), request.Token(r[1])}
 			p.tickets = append(p.tickets, t)
 		}
 		p.rows = int64(float64(rows) * fraction)
@@ -299,12 +285,12 @@ func encodeKeys(t *table, keys []map[string]json.RawMessage) ([][]byte, error) {
 		} else {
 			key = marshal.AppendComposite(nil, parts...)
 		}
-		if len(key) > maxKeyBytes {
-			return nil, fmt.Errorf("key %d: %d bytes serialized, over Cassandra's %d", i, len(key), maxKeyBytes)
+		if len(key) > request.MaxKeyBytes {
+			return nil, fmt.Errorf("key %d: %d bytes serialized, over Cassandra's %d", i, len(key), request.MaxKeyBytes)
 		}
 		if !seen[string(key)] {
-			if len(out) == maxKeys {
-				return nil, fmt.Errorf("more than %d distinct keys", maxKeys)
+			if len(out) == request.MaxKeys {
+				return nil, fmt.Errorf("more than %d distinct keys", request.MaxKeys)
 			}
 			seen[string(key)] = true
 			out = append(out, key)
@@ -314,12 +300,12 @@ func encodeKeys(t *table, keys []map[string]json.RawMessage) ([][]byte, error) {
 }
 
 // encodeSlice serializes a clustering slice's bounds.
-func encodeSlice(t *table, c *ClusteringSlice) (*TicketSlice, error) {
+func encodeSlice(t *table, c *request.ClusteringSlice) (*request.TicketSlice, error) {
 	if c == nil {
 		return nil, nil
 	}
-	ts := &TicketSlice{}
-	for i, b := range []*ClusteringBound{c.Start, c.End} {
+	ts := &request.TicketSlice{}
+	for i, b := range []*request.ClusteringBound{c.Start, c.End} {
 		if b == nil {
 			continue
 		}
@@ -332,8 +318,8 @@ func encodeSlice(t *table, c *ClusteringSlice) (*TicketSlice, error) {
 			if err != nil {
 				return nil, fmt.Errorf("clustering bound value %d: %w", j, err)
 			}
-			if len(v) > maxKeyBytes {
-				return nil, fmt.Errorf("clustering bound value %d: %d bytes serialized, over Cassandra's %d", j, len(v), maxKeyBytes)
+			if len(v) > request.MaxKeyBytes {
+				return nil, fmt.Errorf("clustering bound value %d: %d bytes serialized, over Cassandra's %d", j, len(v), request.MaxKeyBytes)
 			}
 			vals[j] = v
 		}
@@ -344,15 +330,4 @@ func encodeSlice(t *table, c *ClusteringSlice) (*TicketSlice, error) {
 		}
 	}
 	return ts, nil
-}
-
-func (ts *TicketSlice) slice() sstable.Slice {
-	sl := sstable.Slice{}
-	if ts.HasStart {
-		sl.Start = sstable.Bound{Values: ts.Start, Inclusive: ts.StartIncl}
-	}
-	if ts.HasEnd {
-		sl.End = sstable.Bound{Values: ts.End, Inclusive: ts.EndIncl}
-	}
-	return sl
 }

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/sstable-flight/sstable-flight/cluster"
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
 )
 
 // ringMetadata is a ring plan's FlightInfo.app_metadata: each range is
@@ -66,7 +67,7 @@ func sameHosts(a, b []uuid.UUID) bool {
 // ticket, the replicas' servers that may read it in placement order,
 // and its weight (its share of the ring, or its keys) for balancing.
 type ringSplit struct {
-	t       *Ticket
+	t       *request.Ticket
 	servers []uuid.UUID
 	weight  float64
 }
@@ -75,7 +76,7 @@ type ringSplit struct {
 // range the command asks for, cut into splits, each on the servers of
 // the range's replicas; keys grouped by the range that holds them. The
 // splits' first locations are balanced over the servers (balance).
-func (s *service) planRing(ctx context.Context, c *Command, l *lease, p *planned, now int64, partitions, rows int64) error {
+func (s *service) planRing(ctx context.Context, c *request.Command, l *lease, p *planned, now int64, partitions, rows int64) error {
 	st, m, err := s.placement(ctx, c.Keyspace)
 	if err != nil {
 		return fmt.Errorf("plan %s.%s over the ring: %w", c.Keyspace, c.Table, err)
@@ -93,7 +94,7 @@ func (s *service) planRing(ctx context.Context, c *Command, l *lease, p *planned
 	scale := ringScale(replicatedShare(m, st.local))
 	perPartition := float64(rows) / math.Max(1, float64(partitions))
 	var splits []ringSplit
-	newRingTicket := func() *Ticket {
+	newRingTicket := func() *request.Ticket {
 		t := newTicket(c, now, "")
 		t.Ring = true
 		return t
@@ -140,7 +141,7 @@ func (s *service) planRing(ctx context.Context, c *Command, l *lease, p *planned
 				}
 				for _, r := range splitRange(int64(piece.Start), int64(piece.End), k) {
 					t := newRingTicket()
-					t.Range = &[2]Token{Token(r[0]), Token(r[1])}
+					t.Range = &[2]request.Token{request.Token(r[0]), request.Token(r[1])}
 					w := rangeFraction(cluster.Range{Start: cluster.Token(r[0]), End: cluster.Token(r[1])})
 					splits = append(splits, ringSplit{t: t, servers: hostIDs(rr.Replicas), weight: w})
 				}
@@ -221,7 +222,7 @@ func hostList(hosts []uuid.UUID) string {
 	return strings.Join(s, ", ")
 }
 
-func splitName(t *Ticket) string {
+func splitName(t *request.Ticket) string {
 	if t.Range != nil {
 		return fmt.Sprintf("range (%d,%d]", t.Range[0], t.Range[1])
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sstable-flight/sstable-flight/cluster"
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
 )
 
 func host(b byte) uuid.UUID {
@@ -29,7 +30,7 @@ func TestBalanceRFAll(t *testing.T) {
 	servers := map[uuid.UUID]string{host(1): "grpc://a:1", host(2): "grpc://b:1", host(3): "grpc://c:1"}
 	var splits []ringSplit
 	for range 30 {
-		splits = append(splits, ringSplit{t: &Ticket{}, servers: []uuid.UUID{host(1), host(2), host(3)}, weight: 1.0 / 30})
+		splits = append(splits, ringSplit{t: &request.Ticket{}, servers: []uuid.UUID{host(1), host(2), host(3)}, weight: 1.0 / 30})
 	}
 	locs, err := balance(splits, servers)
 	if err != nil {
@@ -53,11 +54,11 @@ func TestBalanceRFAll(t *testing.T) {
 // the locations; a split with none is an error naming its range.
 func TestBalanceUnproven(t *testing.T) {
 	servers := map[uuid.UUID]string{host(1): "grpc://a:1"}
-	locs, err := balance([]ringSplit{{t: &Ticket{Range: &[2]Token{0, 10}}, servers: []uuid.UUID{host(2), host(1)}, weight: 1}}, servers)
+	locs, err := balance([]ringSplit{{t: &request.Ticket{Range: &[2]request.Token{0, 10}}, servers: []uuid.UUID{host(2), host(1)}, weight: 1}}, servers)
 	if err != nil || len(locs[0]) != 1 || locs[0][0] != "grpc://a:1" {
 		t.Fatalf("locations %v, %v: want only the proven server", locs, err)
 	}
-	_, err = balance([]ringSplit{{t: &Ticket{Range: &[2]Token{0, 10}}, servers: []uuid.UUID{host(2), host(3)}, weight: 1}}, servers)
+	_, err = balance([]ringSplit{{t: &request.Ticket{Range: &[2]request.Token{0, 10}}, servers: []uuid.UUID{host(2), host(3)}, weight: 1}}, servers)
 	if err == nil || !strings.Contains(err.Error(), "range (0,10]") {
 		t.Fatalf("no proven server: %v, want an error naming range (0,10]", err)
 	}

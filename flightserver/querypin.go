@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 
@@ -28,8 +29,8 @@ type queryPins struct {
 	ttl time.Duration
 
 	mu    sync.Mutex
-	byID  map[QueryID]*list.Element // of order
-	order *list.List                // *queryPin, oldest first
+	byID  map[request.QueryID]*list.Element // of order
+	order *list.List                        // *queryPin, oldest first
 	// evicted counts pins the cap dropped before their TTL: a query
 	// whose later plans came after that pinned again
 	// (sstf_query_pins_evicted_total).
@@ -39,19 +40,19 @@ type queryPins struct {
 // queryPin is one query's pins; its fields after now are guarded by
 // queryPins.mu.
 type queryPin struct {
-	id      QueryID
+	id      request.QueryID
 	created time.Time
 	now     int64                // read time, seconds since the epoch
 	epochs  map[tableName]string // snapshot epoch ID by table
 }
 
 func newQueryPins(max int, ttl time.Duration) *queryPins {
-	return &queryPins{max: max, ttl: ttl, byID: map[QueryID]*list.Element{}, order: list.New()}
+	return &queryPins{max: max, ttl: ttl, byID: map[request.QueryID]*list.Element{}, order: list.New()}
 }
 
 // pin returns id's pin, made now if it has none (then its read time is
 // now's), after dropping the pins past their TTL.
-func (q *queryPins) pin(id QueryID, now time.Time) *queryPin {
+func (q *queryPins) pin(id request.QueryID, now time.Time) *queryPin {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	// Pins are made in time order and all live ttl: the expired ones
@@ -121,7 +122,7 @@ func (q *queryPins) stats() (pins int, evicted int64) {
 // holds for it, else the current one, which it pins for the query's
 // later plans. Without a pin, or planning over a ring, whose tickets name
 // no epoch (each server reads its own SSTables), the current one.
-func (s *service) acquirePinned(ctx context.Context, c *Command, pin *queryPin) (*lease, error) {
+func (s *service) acquirePinned(ctx context.Context, c *request.Command, pin *queryPin) (*lease, error) {
 	if pin == nil || s.ring != nil {
 		return s.tables.acquire(ctx, c.Keyspace, c.Table)
 	}
@@ -146,7 +147,7 @@ func (s *service) acquirePinned(ctx context.Context, c *Command, pin *queryPin) 
 // fails (its earlier plans' tickets name that epoch too), and a client
 // that runs it again under the same id (Trino's query retries keep the
 // query id) pins afresh rather than being ABORTED until the pin expires.
-func (s *service) leasePinned(ctx context.Context, c *Command, pin *queryPin, epoch string) (*lease, error) {
+func (s *service) leasePinned(ctx context.Context, c *request.Command, pin *queryPin, epoch string) (*lease, error) {
 	l, err := s.tables.acquireEpoch(ctx, c.Keyspace, c.Table, epoch)
 	if errors.Is(err, snapshot.ErrEpochGone) {
 		s.pins.forget(pin)

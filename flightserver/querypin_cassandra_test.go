@@ -15,6 +15,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 	"github.com/sstable-flight/sstable-flight/internal/testclock"
 	"github.com/sstable-flight/sstable-flight/snapshot"
@@ -83,13 +84,13 @@ func TestQueryIDPinsOneRead(t *testing.T) {
 		}
 		return []byte(c + "}")
 	}
-	plan := func(id string) (*flightserver.Ticket, []int32) {
+	plan := func(id string) (*request.Ticket, []int32) {
 		t.Helper()
 		info, err := ts.client.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: command(id)})
 		if err != nil {
 			t.Fatalf("plan with query_id %q: %v", id, err)
 		}
-		tk, err := flightserver.InspectTicket(info.Endpoint[0].Ticket.Ticket)
+		tk, err := request.InspectTicket(info.Endpoint[0].Ticket.Ticket)
 		if err != nil {
 			t.Fatal(err)
 		}

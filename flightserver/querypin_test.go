@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
 )
 
 // TestQueryPinsCapAndTTL: an id's pin keeps its first plan's read time
@@ -65,7 +67,7 @@ func TestQueryPinsCapAndTTL(t *testing.T) {
 
 	// Memory stays within the cap whatever the number of ids.
 	for i := range 1000 {
-		q.pin(QueryID(fmt.Sprint("q", i)), end)
+		q.pin(request.QueryID(fmt.Sprint("q", i)), end)
 	}
 	if n, _ := q.stats(); n != 3 || len(q.byID) != 3 {
 		t.Fatalf("1000 ids under a cap of 3: %d pins, %d in the index", n, len(q.byID))
@@ -78,13 +80,13 @@ func TestQueryIDChecked(t *testing.T) {
 	cmd := func(id string) []byte {
 		return []byte(`{"version":1,"keyspace":"ks","table":"t","query_id":` + id + `}`)
 	}
-	for _, ok := range []string{`"a"`, `"20250101_120000_00001_abcde"`, `" ~!"`, `"` + strings.Repeat("x", maxQueryIDLen) + `"`, `null`} {
-		if _, err := ParseCommand(cmd(ok)); err != nil {
+	for _, ok := range []string{`"a"`, `"20250101_120000_00001_abcde"`, `" ~!"`, `"` + strings.Repeat("x", request.MaxQueryIDLen) + `"`, `null`} {
+		if _, err := request.ParseCommand(cmd(ok)); err != nil {
 			t.Errorf("query_id %s refused: %v", ok, err)
 		}
 	}
-	for _, bad := range []string{`""`, `"` + strings.Repeat("x", maxQueryIDLen) + `x"`, `"a\nb"`, `"caf\u00e9"`, `"é"`, `7`, `["a"]`, `"\u0000"`} {
-		_, err := ParseCommand(cmd(bad))
+	for _, bad := range []string{`""`, `"` + strings.Repeat("x", request.MaxQueryIDLen) + `x"`, `"a\nb"`, `"caf\u00e9"`, `"é"`, `7`, `["a"]`, `"\u0000"`} {
+		_, err := request.ParseCommand(cmd(bad))
 		if err == nil {
 			t.Errorf("query_id %s accepted", bad)
 			continue

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 	"github.com/sstable-flight/sstable-flight/internal/ringtest"
 	"github.com/sstable-flight/sstable-flight/internal/testclock"
@@ -74,7 +75,7 @@ func TestRingTableStatsAndReadTime(t *testing.T) {
 
 	// The read time of a query, pinned over the ring.
 	c := dialURI(t, f.URIs[0])
-	plan := func(id string) *flightserver.Ticket {
+	plan := func(id string) *request.Ticket {
 		t.Helper()
 		cmd := `{"version":1,"keyspace":"` + ks + `","table":"kv","splits":1`
 		if id != "" {
@@ -84,7 +85,7 @@ func TestRingTableStatsAndReadTime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tk, err := flightserver.InspectTicket(info.Endpoint[0].Ticket.Ticket)
+		tk, err := request.InspectTicket(info.Endpoint[0].Ticket.Ticket)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
 	"github.com/sstable-flight/sstable-flight/flightserver/transport"
 	"github.com/sstable-flight/sstable-flight/internal/iostall"
 	"github.com/sstable-flight/sstable-flight/snapshot"
@@ -37,7 +38,7 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.resolve(); err != nil {
 		return nil, fmt.Errorf("start server: %w", err)
 	}
-	keys, err := loadTicketKeys(cfg.TicketKeyFile)
+	keys, err := request.LoadTicketKeys(cfg.TicketKeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("start server: %w", err)
 	}

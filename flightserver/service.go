@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
 	"github.com/sstable-flight/sstable-flight/flightserver/transport"
 )
 
@@ -25,7 +26,7 @@ type service struct {
 	metrics *metrics
 	log     *slog.Logger
 	headers arrowenc.SchemaHeaders // DoGet streams' schema messages
-	keys    *ticketKeys            // sign the tickets planned, verify those given
+	keys    *request.TicketKeys    // sign the tickets planned, verify those given
 	// failureLog rate-limits the log lines of failed RPCs (observe).
 	failureLog *transport.LogLimiter
 	// guard fails a panicking RPC alone (panicGuard).
@@ -45,7 +46,7 @@ type service struct {
 }
 
 // command reads a descriptor: PATH [keyspace, table] or a JSON command.
-func command(d *flight.FlightDescriptor) (*Command, error) {
+func command(d *flight.FlightDescriptor) (*request.Command, error) {
 	if d == nil {
 		return nil, invalid(fmt.Errorf("read descriptor: none"))
 	}
@@ -54,9 +55,9 @@ func command(d *flight.FlightDescriptor) (*Command, error) {
 		if len(d.Path) != 2 {
 			return nil, invalid(fmt.Errorf("read descriptor: path %q, want [keyspace, table]", d.Path))
 		}
-		return &Command{Version: CommandVersion, Keyspace: d.Path[0], Table: d.Path[1]}, nil
+		return &request.Command{Version: request.CommandVersion, Keyspace: d.Path[0], Table: d.Path[1]}, nil
 	case flight.DescriptorCMD:
-		c, err := ParseCommand(d.Cmd)
+		c, err := request.ParseCommand(d.Cmd)
 		if err != nil {
 			return nil, invalid(err)
 		}
@@ -78,7 +79,7 @@ func decodeWeight(d *flight.FlightDescriptor) int64 {
 // decodeCommand reads a descriptor's command under the decoding budget:
 // it takes the descriptor's weight n first, and the caller gives n back
 // once it has planned. On error nothing is held.
-func (s *service) decodeCommand(ctx context.Context, d *flight.FlightDescriptor) (c *Command, n int64, err error) {
+func (s *service) decodeCommand(ctx context.Context, d *flight.FlightDescriptor) (c *request.Command, n int64, err error) {
 	n = decodeWeight(d)
 	if err := s.decoding.Acquire(ctx, n); err != nil {
 		return nil, 0, err
@@ -117,7 +118,7 @@ func (s *service) GetFlightInfo(ctx context.Context, d *flight.FlightDescriptor)
 
 // plan returns the endpoints of a command: one per partition key, or
 // token-range splits that cover the requested range exactly once.
-func (s *service) plan(ctx context.Context, c *Command, d *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+func (s *service) plan(ctx context.Context, c *request.Command, d *flight.FlightDescriptor) (*flight.FlightInfo, error) {
 	p, err := s.planTickets(ctx, c, true)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 	"github.com/sstable-flight/sstable-flight/internal/flighttest"
 )
@@ -67,8 +68,8 @@ func TestSystemKeyspacesNeverServed(t *testing.T) {
 		denied("GetSchema "+what, err)
 		// A ticket naming one, signed with the server's key (as if the
 		// planner had a bug or the key leaked), is denied all the same.
-		ticket := flightserver.SealTicket(ts.srv, &flightserver.Ticket{Keyspace: ks, Table: tbl,
-			Range: &[2]flightserver.Token{0, 0}, Now: 1700000000, Epoch: "1"})
+		ticket := flightserver.SealTicket(ts.srv, &request.Ticket{Keyspace: ks, Table: tbl,
+			Range: &[2]request.Token{0, 0}, Now: 1700000000, Epoch: "1"})
 		denied("DoGet ticket "+what, flighttest.DrainDoGet(ctx, ts.client, ticket))
 		command := `{"version":1,"keyspace":"` + ks + `","table":"` + tbl + `","splits":1}`
 		denied("DoGet command "+what, flighttest.DrainDoGet(ctx, ts.client, []byte(command)))

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
 )
 
 // ttlsReadAt is the instant the committed corpus' ttls table was read
@@ -246,9 +247,9 @@ func flipLast(b []byte) []byte {
 
 // inspect reads a ticket's content (not its signature), as a person
 // debugging would.
-func inspect(t *testing.T, ticket []byte) *flightserver.Ticket {
+func inspect(t *testing.T, ticket []byte) *request.Ticket {
 	t.Helper()
-	tk, err := flightserver.InspectTicket(ticket)
+	tk, err := request.InspectTicket(ticket)
 	if err != nil {
 		t.Fatal(fmt.Errorf("inspect ticket %q: %w", ticket, err))
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
@@ -18,7 +19,7 @@ import (
 // ticket that fails is a bug or a leaked key, and is refused before any
 // SSTable is read. (Columns are checked by table.projection; the shape
 // needing no table by Ticket.checkShape.)
-func (t *table) checkTicket(tk *Ticket) error {
+func (t *table) checkTicket(tk *request.Ticket) error {
 	parts := make([][]byte, t.keyComponents)
 	for i, k := range tk.Keys {
 		if t.keyComponents == 1 {

@@ -20,6 +20,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 )
@@ -67,7 +68,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	// The admin port's guard: Flight's TLS and token, pprof off.
 	fs.BoolVar(&cfg.Pprof, "pprof", false, "serve /debug/pprof/ on the admin port (behind the token and client certificate, as Flight)")
 	fs.BoolVar(&cfg.MetricsOpen, "metrics-open", false, "serve /metrics without the token and client certificate Flight requires (for scrapers that send neither; TLS stays)")
-	fs.StringVar(&cfg.TicketKeyFile, "ticket-key-file", "", fmt.Sprintf("file of the keys tickets are signed with, one a line in hex (%d bytes or more: openssl rand -hex %d), shared by a cluster; the first signs, all verify (default: a random key per process)", flightserver.MinTicketKeyBytes, flightserver.MinTicketKeyBytes))
+	fs.StringVar(&cfg.TicketKeyFile, "ticket-key-file", "", fmt.Sprintf("file of the keys tickets are signed with, one a line in hex (%d bytes or more: openssl rand -hex %d), shared by a cluster; the first signs, all verify (default: a random key per process)", request.MinTicketKeyBytes, request.MinTicketKeyBytes))
 	fs.DurationVar(&o.drain, "drain-timeout", 30*time.Second, "on SIGTERM, how long running streams may finish; past it the process exits, non-zero, whatever is still running")
 	fs.DurationVar(&cfg.IOTimeout, "io-timeout", flightserver.DefaultIOTimeout, "how long one open or read of an SSTable file may take before its request fails with UNAVAILABLE (hung storage)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")

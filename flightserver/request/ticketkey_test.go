@@ -1,4 +1,4 @@
-package flightserver
+package request
 
 import (
 	"errors"
@@ -7,10 +7,12 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 
 // TestTicketKeyFile: a key file that holds no usable key is refused with
-// a ConfigError naming the field (the command names its flag), never
+// a snapshot.ConfigError naming the field (the command names its flag), never
 // echoing the file's content; a good one gives its keys in order.
 func TestTicketKeyFile(t *testing.T) {
 	dir := t.TempDir()
@@ -42,17 +44,17 @@ func TestTicketKeyFile(t *testing.T) {
 		{"fifo", fifo, "not a regular file"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := loadTicketKeys(c.path)
-			var ce *ConfigError
+			_, err := LoadTicketKeys(c.path)
+			var ce *snapshot.ConfigError
 			if !errors.As(err, &ce) || ce.Field != "TicketKeyFile" || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("%v, want a TicketKeyFile ConfigError saying %q", err, c.want)
+				t.Fatalf("%v, want a TicketKeyFile snapshot.ConfigError saying %q", err, c.want)
 			}
 			if strings.Contains(err.Error(), "secret") {
 				t.Fatalf("%v: the error shows the file's content", err)
 			}
 		})
 	}
-	k, err := loadTicketKeys(write("good", "# current\n"+key+"\r\n\n# previous\n  "+strings.Repeat("A0", 40)+"  \n"))
+	k, err := LoadTicketKeys(write("good", "# current\n"+key+"\r\n\n# previous\n  "+strings.Repeat("A0", 40)+"  \n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +69,11 @@ func TestRandomTicketKeys(t *testing.T) {
 	if len(a.keys[0]) != MinTicketKeyBytes || string(a.keys[0]) == string(b.keys[0]) {
 		t.Fatalf("random keys %x and %x", a.keys[0], b.keys[0])
 	}
-	sealed, err := a.seal(&Ticket{Keyspace: "ks", Table: "t", Range: &[2]Token{1, 2}, Now: 1, Epoch: "e"})
+	sealed, err := a.Seal(&Ticket{Keyspace: "ks", Table: "t", Range: &[2]Token{1, 2}, Now: 1, Epoch: "e"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.open(sealed); err == nil || !strings.Contains(err.Error(), "signature") {
+	if _, err := b.Open(sealed); err == nil || !strings.Contains(err.Error(), "signature") {
 		t.Fatalf("another key's ticket: %v", err)
 	}
 }

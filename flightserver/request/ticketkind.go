@@ -1,4 +1,4 @@
-package flightserver
+package request
 
 // DoGet takes a ticket a plan issued or a command (docs/flight-api.md),
 // told apart by their first bytes: a ticket starts with its magic
@@ -7,14 +7,14 @@ package flightserver
 // nor '{'. Names and values inside either are data: a keyspace, table or
 // column named version changes nothing.
 
-// isTicket reports whether b starts as a ticket; open verifies the rest.
-func isTicket(b []byte) bool {
+// IsTicket reports whether b starts as a ticket; open verifies the rest.
+func IsTicket(b []byte) bool {
 	return len(b) >= len(ticketMagic) && string(b[:len(ticketMagic)]) == ticketMagic
 }
 
-// isCommand reports whether b starts as a JSON object; ParseCommand
+// IsCommand reports whether b starts as a JSON object; ParseCommand
 // judges the rest.
-func isCommand(b []byte) bool {
+func IsCommand(b []byte) bool {
 	i := skipSpace(b, 0)
 	return i < len(b) && b[i] == '{'
 }

@@ -1,4 +1,4 @@
-package flightserver
+package request
 
 import (
 	"bytes"
@@ -47,8 +47,8 @@ type Command struct {
 // characters.
 type QueryID string
 
-// maxQueryIDLen bounds a query id, which the server keeps (QueryPins).
-const maxQueryIDLen = 128
+// MaxQueryIDLen bounds a query id, which the server keeps (QueryPins).
+const MaxQueryIDLen = 128
 
 // UnmarshalJSON reads a string and checks it is an id; null is no id, as
 // for the command's other members.
@@ -70,12 +70,12 @@ func (q *QueryID) UnmarshalJSON(b []byte) error {
 // checkQueryID refuses an id that is empty, longer than maxQueryIDLen or
 // holds anything but printable ASCII. Its message never quotes the id.
 func checkQueryID(id string) error {
-	if len(id) == 0 || len(id) > maxQueryIDLen {
-		return fmt.Errorf("query_id of %d bytes: want 1 to %d printable ASCII characters", len(id), maxQueryIDLen)
+	if len(id) == 0 || len(id) > MaxQueryIDLen {
+		return fmt.Errorf("query_id of %d bytes: want 1 to %d printable ASCII characters", len(id), MaxQueryIDLen)
 	}
 	for i := 0; i < len(id); i++ {
 		if id[i] < 0x20 || id[i] > 0x7e {
-			return fmt.Errorf("query_id: byte %d is not printable ASCII (want 1 to %d printable ASCII characters)", i, maxQueryIDLen)
+			return fmt.Errorf("query_id: byte %d is not printable ASCII (want 1 to %d printable ASCII characters)", i, MaxQueryIDLen)
 		}
 	}
 	return nil
@@ -140,8 +140,8 @@ func ParseCommand(b []byte) (*Command, error) {
 		return nil, fmt.Errorf("read command: keyspace and table are required")
 	case c.Limit < 0:
 		return nil, fmt.Errorf("read command: negative limit %d", c.Limit)
-	case c.Splits < 0 || c.Splits > maxSplits:
-		return nil, fmt.Errorf("read command: splits %d outside 0..%d", c.Splits, maxSplits)
+	case c.Splits < 0 || c.Splits > MaxSplits:
+		return nil, fmt.Errorf("read command: splits %d outside 0..%d", c.Splits, MaxSplits)
 	case c.Clustering != nil && len(c.Keys) == 0:
 		return nil, fmt.Errorf("read command: a clustering slice needs partition keys")
 	case c.CountOnly && len(c.Columns) > 0:
@@ -174,9 +174,9 @@ func decodeCommand(b []byte) (*Command, error) {
 	return &c, nil
 }
 
-// maxSplits bounds a scan's endpoints, maxKeys a command's distinct
+// MaxSplits bounds a scan's endpoints, maxKeys a command's distinct
 // keys (counted as planning serializes them: duplicates count once).
 const (
-	maxSplits = 4096
-	maxKeys   = 10000
+	MaxSplits = 4096
+	MaxKeys   = 10000
 )

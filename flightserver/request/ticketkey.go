@@ -1,4 +1,4 @@
-package flightserver
+package request
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 
 // The ticket key file (--ticket-key-file) holds the keys tickets are
@@ -36,26 +38,26 @@ const MinTicketKeyBytes = 32
 // lines; a larger one is not a key file.
 const maxTicketKeyFile = 64 << 10
 
-// ticketKeys signs tickets with the first key and verifies them with
+// TicketKeys signs tickets with the first key and verifies them with
 // any. Each key keeps a pool of its HMACs, keyed already, so a DoGet does
 // not hash the key's pads again.
-type ticketKeys struct {
+type TicketKeys struct {
 	keys  [][]byte
 	pools []*sync.Pool
 }
 
-func newTicketKeys(keys [][]byte) *ticketKeys {
-	k := &ticketKeys{keys: keys}
+func newTicketKeys(keys [][]byte) *TicketKeys {
+	k := &TicketKeys{keys: keys}
 	for _, key := range keys {
 		k.pools = append(k.pools, &sync.Pool{New: func() any { return hmac.New(sha256.New, key) }})
 	}
 	return k
 }
 
-// loadTicketKeys reads the key file, or draws a random key when there is
+// LoadTicketKeys reads the key file, or draws a random key when there is
 // none. A file that holds no usable key is refused: a server must never
 // sign with an empty or guessable key because of a mistyped mount.
-func loadTicketKeys(path string) (*ticketKeys, error) {
+func LoadTicketKeys(path string) (*TicketKeys, error) {
 	if path == "" {
 		key := make([]byte, MinTicketKeyBytes)
 		if _, err := rand.Read(key); err != nil {
@@ -63,7 +65,9 @@ func loadTicketKeys(path string) (*ticketKeys, error) {
 		}
 		return newTicketKeys([][]byte{key}), nil
 	}
-	refuse := func(reason string) error { return &ConfigError{Field: "TicketKeyFile", Value: path, Reason: reason} }
+	refuse := func(reason string) error {
+		return &snapshot.ConfigError{Field: "TicketKeyFile", Value: path, Reason: reason}
+	}
 	// NB: Stat follows a symbolic link (a Kubernetes secret mount is one),
 	// and a FIFO or device would block or never end: only a regular file.
 	st, err := os.Stat(path)
@@ -117,7 +121,7 @@ func parseTicketKeys(b []byte) ([][]byte, error) {
 }
 
 // sign appends the signing key's MAC of b to b.
-func (k *ticketKeys) sign(b []byte) []byte {
+func (k *TicketKeys) sign(b []byte) []byte {
 	h := k.pools[0].Get().(hash.Hash)
 	defer k.pools[0].Put(h)
 	h.Reset()
@@ -127,7 +131,7 @@ func (k *ticketKeys) sign(b []byte) []byte {
 
 // verifies reports whether mac is the MAC of body under any key,
 // compared in constant time.
-func (k *ticketKeys) verifies(body, mac []byte) bool {
+func (k *TicketKeys) verifies(body, mac []byte) bool {
 	var sum [sha256.Size]byte
 	for i := range k.keys {
 		h := k.pools[i].Get().(hash.Hash)

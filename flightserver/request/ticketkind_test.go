@@ -1,4 +1,4 @@
-package flightserver
+package request
 
 import (
 	"bytes"
@@ -7,9 +7,9 @@ import (
 )
 
 // testKeys are ticket keys for tests of the package.
-func testKeys(t testing.TB) *ticketKeys {
+func testKeys(t testing.TB) *TicketKeys {
 	t.Helper()
-	k, err := loadTicketKeys("")
+	k, err := LoadTicketKeys("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,14 +26,14 @@ func TestTicketOrCommand(t *testing.T) {
 	sliced := &Ticket{Keyspace: "ks", Table: "t", Keys: [][]byte{{1}},
 		Slice: &TicketSlice{Start: [][]byte{[]byte(`{"version":1}`)}, HasStart: true}, Now: 1, Epoch: "e"}
 	for _, tk := range []*Ticket{named, sliced} {
-		b, err := keys.seal(tk)
+		b, err := keys.Seal(tk)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !isTicket(b) || isCommand(b) {
-			t.Errorf("sealed %+v: isTicket %v, isCommand %v", tk, isTicket(b), isCommand(b))
+		if !IsTicket(b) || IsCommand(b) {
+			t.Errorf("sealed %+v: isTicket %v, isCommand %v", tk, IsTicket(b), IsCommand(b))
 		}
-		got, err := keys.open(b)
+		got, err := keys.Open(b)
 		if err != nil {
 			t.Fatalf("open %q: %v", b, err)
 		}
@@ -58,10 +58,10 @@ func TestTicketOrCommand(t *testing.T) {
 		{"sstf\x02{}", false},
 	} {
 		t.Run(c.in, func(t *testing.T) {
-			if got := isCommand([]byte(c.in)); got != c.want {
+			if got := IsCommand([]byte(c.in)); got != c.want {
 				t.Errorf("isCommand(%s) = %v, want %v", c.in, got, c.want)
 			}
-			if isTicket([]byte(c.in)) && isCommand([]byte(c.in)) {
+			if IsTicket([]byte(c.in)) && IsCommand([]byte(c.in)) {
 				t.Errorf("%s: both a ticket and a command", c.in)
 			}
 		})
@@ -82,31 +82,31 @@ func FuzzTicketOrCommand(f *testing.F) {
 	}
 	keys := testKeys(f)
 	f.Fuzz(func(t *testing.T, b []byte, at uint16) {
-		if isTicket(b) && isCommand(b) {
+		if IsTicket(b) && IsCommand(b) {
 			t.Fatalf("%q: both a ticket and a command", b)
 		}
-		if json.Valid(b) && bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{")) && !isCommand(b) {
+		if json.Valid(b) && bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{")) && !IsCommand(b) {
 			t.Fatalf("%q: a JSON object that is no command", b)
 		}
-		if !isTicket(b) {
-			keys.open(b) // only: never panic
+		if !IsTicket(b) {
+			keys.Open(b) // only: never panic
 		}
 		// b as a ticket's names: sealed, it is a ticket and opens;
 		// one byte changed anywhere, it does not.
 		tk := &Ticket{Keyspace: "ks", Table: string(b), Columns: []string{string(b)}, Range: &[2]Token{1, 2}, Now: 1, Epoch: "e"}
-		sealed, err := keys.seal(tk)
+		sealed, err := keys.Seal(tk)
 		if err != nil {
 			return // too large to issue
 		}
-		if !isTicket(sealed) || isCommand(sealed) {
+		if !IsTicket(sealed) || IsCommand(sealed) {
 			t.Fatalf("sealed %q: not told as a ticket", sealed)
 		}
-		if _, err := keys.open(sealed); err != nil && tk.Table != "" {
+		if _, err := keys.Open(sealed); err != nil && tk.Table != "" {
 			t.Fatalf("sealed %q does not open: %v", sealed, err)
 		}
 		edited := bytes.Clone(sealed)
 		edited[int(at)%len(edited)] ^= 1 << (at % 8)
-		if _, err := keys.open(edited); err == nil {
+		if _, err := keys.Open(edited); err == nil {
 			t.Fatalf("%q, edited at %d, opens", sealed, int(at)%len(edited))
 		}
 	})
@@ -118,14 +118,14 @@ func BenchmarkTicket(b *testing.B) {
 	keys := testKeys(b)
 	tk := &Ticket{Keyspace: "bench", Table: "narrow", Columns: []string{"k", "v"},
 		Keys: [][]byte{[]byte("key-0000000042")}, Now: 1700000000, Epoch: "e1"}
-	sealed, err := keys.seal(tk)
+	sealed, err := keys.Seal(tk)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("seal", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := keys.seal(tk); err != nil {
+			if _, err := keys.Seal(tk); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -133,48 +133,9 @@ func BenchmarkTicket(b *testing.B) {
 	b.Run("open", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := keys.open(sealed); err != nil {
+			if _, err := keys.Open(sealed); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-}
-
-// TestTicketSizeBound: long keys are grouped so every ticket stays under
-// maxTicketBytes, and a ticket that cannot (clustering bounds of many
-// long values) is refused at planning, never issued.
-func TestTicketSizeBound(t *testing.T) {
-	keys := testKeys(t)
-	long := make([][]byte, 300)
-	for i := range long {
-		long[i] = append(bytes.Repeat([]byte{'k'}, maxKeyBytes-2), byte(i>>8), byte(i))
-	}
-	sortByToken(long) // as planning orders them
-	groups := groupKeys(long)
-	n := 0
-	for _, g := range groups {
-		n += len(g)
-		b, err := keys.seal(&Ticket{Keyspace: "ks", Table: "t", Keys: g, Now: 1, Epoch: "e"})
-		if err != nil {
-			t.Fatalf("a group of %d long keys: %v", len(g), err)
-		}
-		if _, err := keys.open(b); err != nil {
-			t.Fatalf("a group of %d long keys does not open: %v", len(g), err)
-		}
-	}
-	if n != len(long) || len(groups) < 2 {
-		t.Fatalf("%d keys in %d groups", n, len(groups))
-	}
-	if g := groupKeys(make([][]byte, 600)); len(g) != 3 || len(g[0]) != keysPerTicket {
-		t.Fatalf("600 short keys: %d groups", len(g))
-	}
-	big := make([][]byte, 8)
-	for i := range big {
-		big[i] = bytes.Repeat([]byte{'x'}, maxKeyBytes)
-	}
-	_, err := keys.seal(&Ticket{Keyspace: "ks", Table: "t", Keys: [][]byte{{1}}, Now: 1, Epoch: "e",
-		Slice: &TicketSlice{HasStart: true, Start: big, HasEnd: true, End: big}})
-	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("a ticket may hold")) {
-		t.Fatalf("a ticket over the limit: %v", err)
-	}
 }

@@ -1,4 +1,4 @@
-package flightserver
+package request
 
 import (
 	"encoding/json"

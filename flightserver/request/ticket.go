@@ -1,4 +1,4 @@
-package flightserver
+package request
 
 import (
 	"bytes"
@@ -81,9 +81,9 @@ type TicketSlice struct {
 	HasEnd    bool     `json:"has_end,omitempty"`
 }
 
-// seal writes a ticket in its envelope, signed with the signing key. A
+// Seal writes a ticket in its envelope, signed with the signing key. A
 // ticket over maxTicketBytes is refused: DoGet would refuse it back.
-func (k *ticketKeys) seal(t *Ticket) ([]byte, error) {
+func (k *TicketKeys) Seal(t *Ticket) ([]byte, error) {
 	// Only strings, numbers and byte slices: Marshal cannot fail.
 	payload, _ := json.Marshal(t)
 	n := ticketHeader + len(payload) + ticketMAC
@@ -98,8 +98,8 @@ func (k *ticketKeys) seal(t *Ticket) ([]byte, error) {
 	return k.sign(b), nil
 }
 
-// open verifies a sealed ticket and only then decodes and checks it.
-func (k *ticketKeys) open(b []byte) (*Ticket, error) {
+// Open verifies a sealed ticket and only then decodes and checks it.
+func (k *TicketKeys) Open(b []byte) (*Ticket, error) {
 	payload, err := k.verify(b)
 	if err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func (k *ticketKeys) open(b []byte) (*Ticket, error) {
 }
 
 // verify checks a ticket's envelope and MAC and returns its payload.
-func (k *ticketKeys) verify(b []byte) ([]byte, error) {
+func (k *TicketKeys) verify(b []byte) ([]byte, error) {
 	switch {
 	case len(b) > maxTicketBytes:
 		return nil, fmt.Errorf("read ticket: %d bytes, over the %d of any ticket this server issues", len(b), maxTicketBytes)
@@ -135,17 +135,17 @@ func decodePayload(payload []byte) (*Ticket, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("read ticket: data after the ticket")
 	}
-	if err := t.checkShape(); err != nil {
+	if err := t.CheckShape(); err != nil {
 		return nil, err
 	}
 	return &t, nil
 }
 
-// checkShape checks what a ticket may ask that needs no table: the
+// CheckShape checks what a ticket may ask that needs no table: the
 // planner issues nothing else, so this holds even if a ticket key
 // leaked. The table's own checks (key and clustering values against
 // their types, columns) are table.checkTicket's.
-func (t *Ticket) checkShape() error {
+func (t *Ticket) CheckShape() error {
 	switch {
 	case t.Keyspace == "" || t.Table == "":
 		return fmt.Errorf("read ticket: no keyspace or table")
@@ -153,8 +153,8 @@ func (t *Ticket) checkShape() error {
 		return fmt.Errorf("read ticket: exactly one of a token range and keys is required")
 	case t.Keys != nil && len(t.Keys) == 0:
 		return fmt.Errorf("read ticket: empty key list")
-	case len(t.Keys) > keysPerTicket:
-		return fmt.Errorf("read ticket: %d keys, at most %d", len(t.Keys), keysPerTicket)
+	case len(t.Keys) > KeysPerTicket:
+		return fmt.Errorf("read ticket: %d keys, at most %d", len(t.Keys), KeysPerTicket)
 	case t.Slice != nil && t.Keys == nil:
 		return fmt.Errorf("read ticket: a slice needs keys")
 	case t.CountOnly && len(t.Columns) > 0:
@@ -174,8 +174,8 @@ func (t *Ticket) checkShape() error {
 	// read once however the ticket was made.
 	prevToken := int64(0)
 	for i, k := range t.Keys {
-		if len(k) > maxKeyBytes {
-			return fmt.Errorf("read ticket: key %d: %d bytes, over Cassandra's %d", i, len(k), maxKeyBytes)
+		if len(k) > MaxKeyBytes {
+			return fmt.Errorf("read ticket: key %d: %d bytes, over Cassandra's %d", i, len(k), MaxKeyBytes)
 		}
 		tok := sstable.Murmur3Token(k)
 		if i > 0 && sstable.CompareDecorated(prevToken, t.Keys[i-1], tok, k) >= 0 {
@@ -184,4 +184,45 @@ func (t *Ticket) checkShape() error {
 		prevToken = tok
 	}
 	return nil
+}
+
+// KeysPerTicket bounds the partition keys one endpoint reads: an IN list
+// of up to this many keys is a single stream. ticketKeyBytes bounds
+// their bytes, so that a ticket of long keys stays under maxTicketBytes
+// (base64 makes 4 bytes of 3): a list of long keys gets more endpoints.
+const (
+	KeysPerTicket  = 256
+	TicketKeyBytes = 512 << 10
+)
+
+// MaxKeyBytes is Cassandra's limit on a serialized partition key, and on
+// a clustering value (their lengths are unsigned shorts on disk): no
+// longer one can be in an SSTable, so a command asking for one is
+// refused.
+const MaxKeyBytes = 65535
+
+// Slice is the bounds as the readers take them.
+func (ts *TicketSlice) Slice() sstable.Slice {
+	sl := sstable.Slice{}
+	if ts.HasStart {
+		sl.Start = sstable.Bound{Values: ts.Start, Inclusive: ts.StartIncl}
+	}
+	if ts.HasEnd {
+		sl.End = sstable.Bound{Values: ts.End, Inclusive: ts.EndIncl}
+	}
+	return sl
+}
+
+// InspectTicket reads a ticket's payload without verifying its MAC, as a
+// person debugging reads one (and tests look at what a plan issued):
+// never a ticket to serve, which Open verifies.
+func InspectTicket(b []byte) (*Ticket, error) {
+	if !IsTicket(b) || len(b) < ticketHeader+ticketMAC {
+		return nil, fmt.Errorf("inspect ticket: not a ticket")
+	}
+	var t Ticket
+	if err := json.Unmarshal(b[ticketHeader:len(b)-ticketMAC], &t); err != nil {
+		return nil, fmt.Errorf("inspect ticket: %w", err)
+	}
+	return &t, nil
 }
