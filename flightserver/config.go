@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
+	"github.com/sstable-flight/sstable-flight/flightserver/auth"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
 	"github.com/sstable-flight/sstable-flight/snapshot"
@@ -38,14 +39,14 @@ type Config struct {
 	BatchRows  int
 	BatchBytes int
 	// TLS: a certificate and key enable TLS; a client CA adds mTLS.
-	// New reads and checks them before it starts anything (resolveTLS):
+	// New reads and checks them before it starts anything (auth.ServerTLS):
 	// files that cannot be read, a key not the certificate's, a CA file
 	// with no certificate or with anything but certificates are refused.
 	TLSCert, TLSKey, ClientCA string
 	tlsConf                   *tls.Config // resolved from the three
 	// AuthToken, when set, is required as "authorization: Bearer <token>"
-	// on every RPC but the health check: at least MinAuthTokenLen
-	// visible ASCII characters (resolveAuth). AuthTokenFile, when set,
+	// on every RPC but the health check: at least auth.MinTokenLen
+	// visible ASCII characters (auth.ResolveToken). AuthTokenFile, when set,
 	// is the file New reads it from, its surrounding whitespace (a
 	// trailing newline) trimmed; a file that holds no token is refused,
 	// never taken for "no authentication". Set one or the other.
@@ -227,10 +228,11 @@ func (c *Config) resolve() error {
 		// the operator believes client certificates are checked.
 		return &ConfigError{Field: "TLSCert", Reason: "required with a client CA: client certificates are checked only over TLS"}
 	}
-	if err := c.resolveAuth(); err != nil {
+	var err error
+	if c.AuthToken, err = auth.ResolveToken(c.AuthToken, c.AuthTokenFile); err != nil {
 		return err
 	}
-	if err := c.resolveTLS(); err != nil {
+	if c.tlsConf, err = auth.ServerTLS(c.TLSCert, c.TLSKey, c.ClientCA); err != nil {
 		return err
 	}
 	setDefault(&c.MaxStreams, 2*runtime.GOMAXPROCS(0))

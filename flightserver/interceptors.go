@@ -9,6 +9,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/sstable-flight/sstable-flight/flightserver/auth"
 )
 
 // The gRPC interceptors every RPC passes: the bearer-token check, then
@@ -21,7 +23,7 @@ func (s *service) authorize(ctx context.Context, method string) error {
 		return nil
 	}
 	md, _ := metadata.FromIncomingContext(ctx)
-	if validBearer(md.Get("authorization"), s.cfg.AuthToken) {
+	if auth.ValidBearer(md.Get("authorization"), s.cfg.AuthToken) {
 		return nil
 	}
 	return status.Error(codes.Unauthenticated, "a valid bearer token is required")

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/sstable-flight/sstable-flight/flightserver/auth"
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
 	"github.com/sstable-flight/sstable-flight/flightserver/transport"
 	"github.com/sstable-flight/sstable-flight/internal/iostall"
@@ -128,7 +129,8 @@ func New(cfg Config) (*Server, error) {
 	s.grpc.RegisterService(transport.InvalidWhenUndecodable(&flightgen.FlightService_ServiceDesc), svc)
 	s.grpc.RegisterService(transport.InvalidWhenUndecodable(&healthpb.Health_ServiceDesc), s.health)
 
-	s.admin = newAdmin(cfg, m.reg)
+	s.admin = auth.NewAdmin(auth.Admin{Token: cfg.AuthToken, TLS: cfg.tlsConf, ClientCerts: cfg.ClientCA != "",
+		MetricsOpen: cfg.MetricsOpen, Pprof: cfg.Pprof}, m.reg)
 	return s, nil
 }
 
@@ -147,7 +149,7 @@ func (s *Server) Serve(lis net.Listener) error {
 }
 
 // ServeAdmin serves /metrics, and /debug/pprof when Config.Pprof, on
-// lis until Shutdown: over TLS when Flight has it (newAdmin).
+// lis until Shutdown: over TLS when Flight has it (auth.NewAdmin).
 func (s *Server) ServeAdmin(lis net.Listener) error {
 	// NB: TLS is decided by the Config, not by s.admin.TLSConfig, which
 	// http.Server.Serve fills in itself (HTTP/2's NextProtos): a second

@@ -18,6 +18,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/cluster"
 	"github.com/sstable-flight/sstable-flight/cluster/kube"
 	"github.com/sstable-flight/sstable-flight/flightserver"
+	"github.com/sstable-flight/sstable-flight/flightserver/auth"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
@@ -64,7 +65,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	fs.StringVar(&cfg.TLSCert, "tls-cert", "", "TLS certificate (PEM); enables TLS")
 	fs.StringVar(&cfg.TLSKey, "tls-key", "", "TLS private key (PEM)")
 	fs.StringVar(&cfg.ClientCA, "tls-client-ca", "", "CA (PEM) that client certificates must chain to; enables mTLS (needs --tls-cert)")
-	fs.StringVar(&cfg.AuthTokenFile, "auth-token-file", "", fmt.Sprintf("file holding the bearer token clients must send, at least %d characters (or env %s, not both)", flightserver.MinAuthTokenLen, authTokenEnv))
+	fs.StringVar(&cfg.AuthTokenFile, "auth-token-file", "", fmt.Sprintf("file holding the bearer token clients must send, at least %d characters (or env %s, not both)", auth.MinTokenLen, authTokenEnv))
 	// The admin port's guard: Flight's TLS and token, pprof off.
 	fs.BoolVar(&cfg.Pprof, "pprof", false, "serve /debug/pprof/ on the admin port (behind the token and client certificate, as Flight)")
 	fs.BoolVar(&cfg.MetricsOpen, "metrics-open", false, "serve /metrics without the token and client certificate Flight requires (for scrapers that send neither; TLS stays)")

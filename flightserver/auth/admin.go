@@ -1,4 +1,4 @@
-package flightserver
+package auth
 
 import (
 	"crypto/tls"
@@ -16,9 +16,19 @@ import (
 // requires it; Config.MetricsOpen exempts /metrics from the last two,
 // for Prometheus scrapers that send neither.
 
-// newAdmin builds the admin HTTP server over the metrics of reg.
-func newAdmin(cfg Config, reg *prometheus.Registry) *http.Server {
-	g := &adminGuard{token: cfg.AuthToken, certs: cfg.ClientCA != ""}
+// Admin is what the admin endpoint serves and requires: the server's
+// Config, resolved (Token, TLS, ClientCerts: a client CA was given).
+type Admin struct {
+	Token       string
+	TLS         *tls.Config
+	ClientCerts bool
+	MetricsOpen bool
+	Pprof       bool
+}
+
+// NewAdmin builds the admin HTTP server over the metrics of reg.
+func NewAdmin(cfg Admin, reg *prometheus.Registry) *http.Server {
+	g := &adminGuard{token: cfg.Token, certs: cfg.ClientCerts}
 	mux := http.NewServeMux()
 	metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	if cfg.MetricsOpen {
@@ -34,8 +44,8 @@ func newAdmin(cfg Config, reg *prometheus.Registry) *http.Server {
 		mux.Handle("/debug/pprof/trace", g.wrap(http.HandlerFunc(pprof.Trace)))
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	if cfg.tlsConf != nil {
-		tc := cfg.tlsConf.Clone()
+	if cfg.TLS != nil {
+		tc := cfg.TLS.Clone()
 		if cfg.MetricsOpen && tc.ClientAuth == tls.RequireAndVerifyClientCert {
 			// The handshake must admit a scraper without a
 			// certificate; every other path checks for a verified one
@@ -62,7 +72,7 @@ func (g *adminGuard) wrap(h http.Handler) http.Handler {
 			http.Error(w, "a client certificate signed by the server's client CA is required", http.StatusForbidden)
 			return
 		}
-		if g.token != "" && !validBearer(r.Header.Values("Authorization"), g.token) {
+		if g.token != "" && !ValidBearer(r.Header.Values("Authorization"), g.token) {
 			w.Header().Set("WWW-Authenticate", "Bearer")
 			http.Error(w, "a valid bearer token is required", http.StatusUnauthorized)
 			return
