@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 
@@ -40,7 +41,7 @@ var actionList = []flightAction{
 				Table    string `json:"table"`
 			}
 			if err := json.Unmarshal(body, &req); err != nil {
-				return nil, invalid(fmt.Errorf("read table-stats request: %w", err))
+				return nil, request.Invalid(fmt.Errorf("read table-stats request: %w", err))
 			}
 			st, err := s.tableStats(ctx, req.Keyspace, req.Table)
 			if err != nil {
@@ -87,14 +88,14 @@ func (s *service) DoAction(a *flight.Action, stream flight.FlightService_DoActio
 		}
 		return stream.Send(&flight.Result{Body: body})
 	}
-	return invalid(fmt.Errorf("do action: unknown action %q", a.GetType()))
+	return request.Invalid(fmt.Errorf("do action: unknown action %q", a.GetType()))
 }
 
 // ListFlights lists every table of the data directory with its schema,
 // its full-scan endpoints and row estimate. A table whose schema cannot
 // be read is logged and left out rather than failing the listing.
 func (s *service) ListFlights(_ *flight.Criteria, stream flight.FlightService_ListFlightsServer) error {
-	dirs, err := s.tables.all(stream.Context())
+	dirs, err := s.tables.All(stream.Context())
 	if err != nil {
 		return err
 	}
@@ -116,4 +117,13 @@ func (s *service) ListFlights(_ *flight.Criteria, stream flight.FlightService_Li
 		}
 	}
 	return nil
+}
+
+// refreshSchema forgets the schemas the server resolved and has the
+// source read them again now (refresh-schema).
+func (s *service) refreshSchema(ctx context.Context) error {
+	s.tables.Forget()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return s.cfg.Schemas.Refresh(ctx)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
+	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 )
 
@@ -54,7 +55,7 @@ func TestLiveCassandra(t *testing.T) {
 	cat := catalog.New(catalog.Options{Session: s})
 	ts := startServer(t, "oa", func(c *flightserver.Config) {
 		c.DataDir = node.DataDir()
-		c.Schemas = flightserver.NewCatalogSchemas(cat)
+		c.Schemas = tables.NewCatalogSchemas(cat)
 	})
 
 	// CQL's rows, as text.

@@ -16,6 +16,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/flightserver/auth"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
+	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
@@ -27,7 +28,7 @@ type Config struct {
 	// DataDir is Cassandra's data directory, <keyspace>/<table>-<id>/:
 	// required, unless Snapshot is Sidecar mode, which has none.
 	DataDir string
-	Schemas SchemaSource // default: schema.cql beside the SSTables, else their headers
+	Schemas tables.SchemaSource // default: schema.cql beside the SSTables, else their headers
 	// MaxStreams bounds concurrent DoGet streams (default: 2 per CPU of
 	// the process' quota, GOMAXPROCS); AdmissionWait is how long a stream
 	// beyond it waits before UNAVAILABLE (default DefaultAdmissionWait).
@@ -255,7 +256,7 @@ func (c *Config) resolve() error {
 		c.Now = time.Now
 	}
 	if c.Schemas == nil {
-		c.Schemas = NewCatalogSchemas(catalog.New(catalog.Options{Now: c.Now}))
+		c.Schemas = tables.NewCatalogSchemas(catalog.New(catalog.Options{Now: c.Now}))
 	}
 	c.Snapshot.DataDir, c.Snapshot.Now = c.DataDir, c.Now
 	if c.Cluster != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
+	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/flightserver/transport"
 	"github.com/sstable-flight/sstable-flight/internal/arrowsize"
 	"github.com/sstable-flight/sstable-flight/reconcile"
@@ -65,23 +66,23 @@ func (s *service) ticketOf(ctx context.Context, b []byte) (*request.Ticket, erro
 	if request.IsTicket(b) {
 		t, err := s.keys.Open(b)
 		if err != nil {
-			return nil, invalid(err)
+			return nil, request.Invalid(err)
 		}
 		return t, nil
 	}
 	if !request.IsCommand(b) {
-		return nil, invalid(fmt.Errorf("read ticket: %d bytes that are neither a ticket a plan of this server issued nor a JSON command", len(b)))
+		return nil, request.Invalid(fmt.Errorf("read ticket: %d bytes that are neither a ticket a plan of this server issued nor a JSON command", len(b)))
 	}
 	c, err := request.ParseCommand(b)
 	if err != nil {
-		return nil, invalid(err)
+		return nil, request.Invalid(err)
 	}
 	p, err := s.planTickets(ctx, c, false)
 	if err != nil {
 		return nil, err
 	}
 	if len(p.tickets) != 1 {
-		return nil, invalid(fmt.Errorf("read command as a ticket: it plans %d endpoints; a command sent to DoGet must plan one (call GetFlightInfo for the others)", len(p.tickets)))
+		return nil, request.Invalid(fmt.Errorf("read command as a ticket: it plans %d endpoints; a command sent to DoGet must plan one (call GetFlightInfo for the others)", len(p.tickets)))
 	}
 	return p.tickets[0], nil
 }
@@ -109,51 +110,51 @@ func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 	// Every ticket names its epoch (Ticket.checkShape), a command's too,
 	// but a ring ticket: planned on another server, it reads this one's
 	// current SSTables, once its node is shown to replicate the ticket.
-	var l *lease
+	var l *tables.Lease
 	if t.Ring {
 		if err := s.checkOwned(ctx, t); err != nil {
 			return err
 		}
-		l, err = s.tables.acquire(ctx, t.Keyspace, t.Table)
+		l, err = s.tables.Acquire(ctx, t.Keyspace, t.Table)
 	} else {
-		l, err = s.tables.acquireEpoch(ctx, t.Keyspace, t.Table, t.Epoch)
+		l, err = s.tables.AcquireEpoch(ctx, t.Keyspace, t.Table, t.Epoch)
 	}
 	if err != nil {
 		return err
 	}
-	defer l.release(ctx)
-	proj, err := l.t.projectionFor(t.Columns, t.CountOnly)
+	defer l.Release(ctx)
+	proj, err := l.Table().ProjectionFor(t.Columns, t.CountOnly)
 	if err != nil {
 		return err
 	}
-	if err := l.t.checkTicket(t); err != nil {
-		return invalid(err)
+	if err := l.Table().CheckTicket(t); err != nil {
+		return request.Invalid(err)
 	}
 	// Left-out columns are not assembled (collections, counters), though
 	// their cells still decide which rows exist. The stream's context
 	// goes with every read of the merge: a client that cancels, or whose
 	// deadline passes, ends a read that waits for storage that does not
 	// answer, rather than waiting out the I/O timeout.
-	opts := reconcile.Options{Now: t.Now, Columns: l.t.valueColumns(proj), Context: ctx}
+	opts := reconcile.Options{Now: t.Now, Columns: l.Table().ValueColumns(proj), Context: ctx}
 	// One merge for a range; one per key, in turn, for keys.
 	merges := max(1, len(t.Keys))
 	open := func(i int) (*reconcile.Merger, error) {
 		switch {
 		case t.Range != nil:
-			return reconcile.NewRange(l.t.rt, l.readers(), opts, int64(t.Range[0]), int64(t.Range[1]))
+			return reconcile.NewRange(l.Table().Reconcile(), l.Readers(), opts, int64(t.Range[0]), int64(t.Range[1]))
 		case t.Slice != nil:
-			return reconcile.NewSlice(l.t.rt, l.readers(), opts, t.Keys[i], t.Slice.Slice())
+			return reconcile.NewSlice(l.Table().Reconcile(), l.Readers(), opts, t.Keys[i], t.Slice.Slice())
 		default:
-			return reconcile.NewKey(l.t.rt, l.readers(), opts, t.Keys[i])
+			return reconcile.NewKey(l.Table().Reconcile(), l.Readers(), opts, t.Keys[i])
 		}
 	}
-	b, err := l.t.batcherFor(s.mem, proj, s.cfg.BatchRows, s.cfg.BatchBytes)
+	b, err := l.Table().BatcherFor(s.mem, proj, s.cfg.BatchRows, s.cfg.BatchBytes)
 	if err != nil {
 		return err
 	}
-	defer l.t.done(b, proj)
+	defer l.Table().Done(b, proj)
 	w := &arrowenc.RecordSender{Stream: stream, Mem: s.mem}
-	if err := w.Start(s.headers.Header(b.Schema(), s.mem, l.t.isAll(proj))); err != nil {
+	if err := w.Start(s.headers.Header(b.Schema(), s.mem, l.Table().IsAll(proj))); err != nil {
 		return err
 	}
 	s.metrics.phase.WithLabelValues("open").Observe(time.Since(openStart).Seconds())

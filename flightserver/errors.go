@@ -8,6 +8,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
+	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/flightserver/transport"
 	"github.com/sstable-flight/sstable-flight/internal/iostall"
 	"github.com/sstable-flight/sstable-flight/internal/safefile"
@@ -15,16 +17,6 @@ import (
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
-
-// errInvalid marks a request the client got wrong (INVALID_ARGUMENT).
-var errInvalid = errors.New("invalid request")
-
-type invalidError struct{ err error }
-
-func (e invalidError) Error() string   { return e.err.Error() }
-func (e invalidError) Unwrap() []error { return []error{e.err, errInvalid} }
-
-func invalid(err error) error { return invalidError{err} }
 
 // toStatus maps an error to its gRPC status: the client's mistakes and
 // unknown names are told apart from the server's failures, a corrupt or
@@ -43,11 +35,11 @@ func toStatus(err error) error {
 	}
 	var corrupt *sstable.CorruptionError
 	switch {
-	case errors.Is(err, errInvalid):
+	case errors.Is(err, request.ErrInvalid):
 		return status.Error(codes.InvalidArgument, err.Error())
-	case errors.Is(err, errNotFound), errors.Is(err, snapshot.ErrNoTable):
+	case errors.Is(err, tables.ErrNotFound), errors.Is(err, snapshot.ErrNoTable):
 		return status.Error(codes.NotFound, err.Error())
-	case errors.Is(err, errSystemKeyspace):
+	case errors.Is(err, tables.ErrSystemKeyspace):
 		return status.Error(codes.PermissionDenied, err.Error())
 	case errors.Is(err, snapshot.ErrEpochGone):
 		// The ticket's snapshot was retired: plan the query again.

@@ -21,4 +21,4 @@ func SealTicket(s *Server, t *request.Ticket) []byte {
 // SweepSnapshots retires the superseded snapshot epochs unused for the
 // grace period now, as the janitor does each second: tests that move
 // Config.Now past the grace need not wait for it.
-func SweepSnapshots(s *Server) { s.svc.tables.snaps.Sweep() }
+func SweepSnapshots(s *Server) { s.svc.tables.Snapshots().Sweep() }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
+	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 )
 
@@ -53,7 +54,7 @@ func TestInetKeysMatchCQL(t *testing.T) {
 	}
 	ts := startServer(t, "oa", func(c *flightserver.Config) {
 		c.DataDir = node.DataDir()
-		c.Schemas = flightserver.NewCatalogSchemas(catalog.New(catalog.Options{Session: s}))
+		c.Schemas = tables.NewCatalogSchemas(catalog.New(catalog.Options{Session: s}))
 	})
 
 	cqlRows := func(t *testing.T, where string) []int32 {

@@ -2,17 +2,14 @@ package flightserver
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"math"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 
-	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
+	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/sstable"
-	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
 // rowsPerSplit sizes scan splits: enough work per endpoint to amortize a
@@ -125,7 +122,7 @@ func splitCount(requested int, rows int64) int {
 func (s *service) endpoint(t *request.Ticket, locations []string) (*flight.FlightEndpoint, error) {
 	b, err := s.keys.Seal(t)
 	if err != nil {
-		return nil, invalid(err)
+		return nil, request.Invalid(err)
 	}
 	ep := &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: b}}
 	for _, uri := range locations {
@@ -153,14 +150,14 @@ type planned struct {
 // acquireProjected leases the command's table (the epoch pin holds for
 // it, when not nil: acquirePinned) and resolves its projection; the
 // caller releases the lease.
-func (s *service) acquireProjected(ctx context.Context, c *request.Command, pin *queryPin) (*lease, []int, error) {
+func (s *service) acquireProjected(ctx context.Context, c *request.Command, pin *queryPin) (*tables.Lease, []int, error) {
 	l, err := s.acquirePinned(ctx, c, pin)
 	if err != nil {
 		return nil, nil, err
 	}
-	proj, err := l.t.projectionFor(c.Columns, c.CountOnly)
+	proj, err := l.Table().ProjectionFor(c.Columns, c.CountOnly)
 	if err != nil {
-		l.release(ctx)
+		l.Release(ctx)
 		return nil, nil, err
 	}
 	return l, proj, nil
@@ -183,12 +180,12 @@ func (s *service) planTickets(ctx context.Context, c *request.Command, withSchem
 	if err != nil {
 		return nil, err
 	}
-	defer l.release(ctx)
+	defer l.Release(ctx)
 	p := &planned{}
 	if withSchema {
-		p.schema = l.t.serializedSchema(proj, s.mem)
+		p.schema = l.Table().SerializedSchema(proj, s.mem)
 	}
-	partitions, rows := estimate(l.readers())
+	partitions, rows := estimate(l.Readers())
 	if s.ring != nil {
 		if err := s.planRing(ctx, c, l, p, now, partitions, rows); err != nil {
 			return nil, err
@@ -200,20 +197,20 @@ func (s *service) planTickets(ctx context.Context, c *request.Command, withSchem
 	}
 	perPartition := float64(rows) / math.Max(1, float64(partitions))
 	if len(c.Keys) > 0 {
-		keys, err := encodeKeys(l.t, c.Keys)
+		keys, err := l.Table().EncodeKeys(c.Keys)
 		if err != nil {
-			return nil, invalid(err)
+			return nil, request.Invalid(err)
 		}
-		sl, err := encodeSlice(l.t, c.Clustering)
+		sl, err := l.Table().EncodeSlice(c.Clustering)
 		if err != nil {
-			return nil, invalid(err)
+			return nil, request.Invalid(err)
 		}
 		// Keys in token order, as CQL returns an IN, grouped so that an
 		// IN list is one stream (or a few for long lists, for clients
 		// that read endpoints in parallel).
 		sortByToken(keys)
 		for _, group := range groupKeys(keys) {
-			t := newTicket(c, now, l.e.ID)
+			t := newTicket(c, now, l.Epoch().ID)
 			t.Keys, t.Slice = group, sl
 			p.tickets = append(p.tickets, t)
 		}
@@ -232,7 +229,7 @@ func (s *service) planTickets(ctx context.Context, c *request.Command, withSchem
 			n = 1 // one stream stops after limit rows; more would each read limit rows
 		}
 		for _, r := range splitRange(start, end, n) {
-			t := newTicket(c, now, l.e.ID)
+			t := newTicket(c, now, l.Epoch().ID)
 			t.Range = &[2]request.Token{request.Token(r[0]), request.Token(r[1])}
 			p.tickets = append(p.tickets, t)
 		}
@@ -251,83 +248,4 @@ func ringFraction(start, end int64) float64 {
 		w += math.Exp2(64)
 	}
 	return w / math.Exp2(64)
-}
-
-// encodeKeys serializes the partition keys of a command: each must bind
-// every partition key column. Duplicates are read once, and count once
-// against maxKeys.
-func encodeKeys(t *table, keys []map[string]json.RawMessage) ([][]byte, error) {
-	var out [][]byte
-	seen := map[string]bool{}
-	parts := make([][]byte, t.keyComponents)
-	for i, k := range keys {
-		if len(k) != t.keyComponents {
-			return nil, fmt.Errorf("key %d: binds %d columns, the partition key has %d", i, len(k), t.keyComponents)
-		}
-		for name, raw := range k {
-			ci, ok := t.byName[name]
-			if !ok || t.columns[ci].From != arrowenc.FromKey {
-				return nil, fmt.Errorf("key %d: %q is not a partition key column", i, name)
-			}
-			c := t.columns[ci]
-			v, err := encodeValue(c.Spec.Type, raw)
-			if err != nil {
-				return nil, fmt.Errorf("key %d, column %s: %w", i, name, err)
-			}
-			if t.keyComponents > 1 && len(v) > math.MaxUint16 {
-				return nil, fmt.Errorf("key %d, column %s: longer than 65535 bytes", i, name)
-			}
-			parts[c.Index] = v
-		}
-		var key []byte
-		if t.keyComponents == 1 {
-			key = parts[0]
-		} else {
-			key = marshal.AppendComposite(nil, parts...)
-		}
-		if len(key) > request.MaxKeyBytes {
-			return nil, fmt.Errorf("key %d: %d bytes serialized, over Cassandra's %d", i, len(key), request.MaxKeyBytes)
-		}
-		if !seen[string(key)] {
-			if len(out) == request.MaxKeys {
-				return nil, fmt.Errorf("more than %d distinct keys", request.MaxKeys)
-			}
-			seen[string(key)] = true
-			out = append(out, key)
-		}
-	}
-	return out, nil
-}
-
-// encodeSlice serializes a clustering slice's bounds.
-func encodeSlice(t *table, c *request.ClusteringSlice) (*request.TicketSlice, error) {
-	if c == nil {
-		return nil, nil
-	}
-	ts := &request.TicketSlice{}
-	for i, b := range []*request.ClusteringBound{c.Start, c.End} {
-		if b == nil {
-			continue
-		}
-		if len(b.Values) > len(t.clustering) {
-			return nil, fmt.Errorf("clustering bound: %d values, the table has %d clustering columns", len(b.Values), len(t.clustering))
-		}
-		vals := make([][]byte, len(b.Values))
-		for j, raw := range b.Values {
-			v, err := encodeValue(t.clustering[j], raw)
-			if err != nil {
-				return nil, fmt.Errorf("clustering bound value %d: %w", j, err)
-			}
-			if len(v) > request.MaxKeyBytes {
-				return nil, fmt.Errorf("clustering bound value %d: %d bytes serialized, over Cassandra's %d", j, len(v), request.MaxKeyBytes)
-			}
-			vals[j] = v
-		}
-		if i == 0 {
-			ts.HasStart, ts.Start, ts.StartIncl = true, vals, b.Inclusive
-		} else {
-			ts.HasEnd, ts.End, ts.EndIncl = true, vals, b.Inclusive
-		}
-	}
-	return ts, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/cluster"
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
+	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 )
 
 // ringMetadata is a ring plan's FlightInfo.app_metadata: each range is
@@ -76,7 +77,7 @@ type ringSplit struct {
 // range the command asks for, cut into splits, each on the servers of
 // the range's replicas; keys grouped by the range that holds them. The
 // splits' first locations are balanced over the servers (balance).
-func (s *service) planRing(ctx context.Context, c *request.Command, l *lease, p *planned, now int64, partitions, rows int64) error {
+func (s *service) planRing(ctx context.Context, c *request.Command, l *tables.Lease, p *planned, now int64, partitions, rows int64) error {
 	st, m, err := s.placement(ctx, c.Keyspace)
 	if err != nil {
 		return fmt.Errorf("plan %s.%s over the ring: %w", c.Keyspace, c.Table, err)
@@ -100,13 +101,13 @@ func (s *service) planRing(ctx context.Context, c *request.Command, l *lease, p 
 		return t
 	}
 	if len(c.Keys) > 0 {
-		keys, err := encodeKeys(l.t, c.Keys)
+		keys, err := l.Table().EncodeKeys(c.Keys)
 		if err != nil {
-			return invalid(err)
+			return request.Invalid(err)
 		}
-		sl, err := encodeSlice(l.t, c.Clustering)
+		sl, err := l.Table().EncodeSlice(c.Clustering)
 		if err != nil {
-			return invalid(err)
+			return request.Invalid(err)
 		}
 		sortByToken(keys)
 		// Keys in ring order, cut where the range holding them changes:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
+	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 
@@ -42,8 +43,8 @@ type queryPins struct {
 type queryPin struct {
 	id      request.QueryID
 	created time.Time
-	now     int64                // read time, seconds since the epoch
-	epochs  map[tableName]string // snapshot epoch ID by table
+	now     int64                  // read time, seconds since the epoch
+	epochs  map[tables.Name]string // snapshot epoch ID by table
 }
 
 func newQueryPins(max int, ttl time.Duration) *queryPins {
@@ -87,7 +88,7 @@ func (q *queryPins) drop(e *list.Element) {
 }
 
 // epoch is the epoch p pinned for table, if any.
-func (q *queryPins) epoch(p *queryPin, table tableName) (string, bool) {
+func (q *queryPins) epoch(p *queryPin, table tables.Name) (string, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	id, ok := p.epochs[table]
@@ -98,14 +99,14 @@ func (q *queryPins) epoch(p *queryPin, table tableName) (string, bool) {
 // same time pinned one first; it returns the epoch pinned. The tables a
 // pin names are tables found in the data directory, so their number is
 // bounded by it.
-func (q *queryPins) setEpoch(p *queryPin, table tableName, id string) string {
+func (q *queryPins) setEpoch(p *queryPin, table tables.Name, id string) string {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if cur, ok := p.epochs[table]; ok {
 		return cur
 	}
 	if p.epochs == nil {
-		p.epochs = map[tableName]string{}
+		p.epochs = map[tables.Name]string{}
 	}
 	p.epochs[table] = id
 	return id
@@ -122,21 +123,21 @@ func (q *queryPins) stats() (pins int, evicted int64) {
 // holds for it, else the current one, which it pins for the query's
 // later plans. Without a pin, or planning over a ring, whose tickets name
 // no epoch (each server reads its own SSTables), the current one.
-func (s *service) acquirePinned(ctx context.Context, c *request.Command, pin *queryPin) (*lease, error) {
+func (s *service) acquirePinned(ctx context.Context, c *request.Command, pin *queryPin) (*tables.Lease, error) {
 	if pin == nil || s.ring != nil {
-		return s.tables.acquire(ctx, c.Keyspace, c.Table)
+		return s.tables.Acquire(ctx, c.Keyspace, c.Table)
 	}
-	key := tableName{c.Keyspace, c.Table}
+	key := tables.Name{Keyspace: c.Keyspace, Table: c.Table}
 	if id, ok := s.pins.epoch(pin, key); ok {
 		return s.leasePinned(ctx, c, pin, id)
 	}
-	l, err := s.tables.acquire(ctx, c.Keyspace, c.Table)
+	l, err := s.tables.Acquire(ctx, c.Keyspace, c.Table)
 	if err != nil {
 		return nil, err
 	}
-	if id := s.pins.setEpoch(pin, key, l.e.ID); id != l.e.ID {
+	if id := s.pins.setEpoch(pin, key, l.Epoch().ID); id != l.Epoch().ID {
 		// A plan of the query running at the same time pinned first.
-		l.release(ctx)
+		l.Release(ctx)
 		return s.leasePinned(ctx, c, pin, id)
 	}
 	return l, nil
@@ -147,8 +148,8 @@ func (s *service) acquirePinned(ctx context.Context, c *request.Command, pin *qu
 // fails (its earlier plans' tickets name that epoch too), and a client
 // that runs it again under the same id (Trino's query retries keep the
 // query id) pins afresh rather than being ABORTED until the pin expires.
-func (s *service) leasePinned(ctx context.Context, c *request.Command, pin *queryPin, epoch string) (*lease, error) {
-	l, err := s.tables.acquireEpoch(ctx, c.Keyspace, c.Table, epoch)
+func (s *service) leasePinned(ctx context.Context, c *request.Command, pin *queryPin, epoch string) (*tables.Lease, error) {
+	l, err := s.tables.AcquireEpoch(ctx, c.Keyspace, c.Table, epoch)
 	if errors.Is(err, snapshot.ErrEpochGone) {
 		s.pins.forget(pin)
 		return nil, fmt.Errorf("plan %s.%s for query_id %q: the snapshot epoch its first plan of the table read is gone (unused past the snapshot grace, or retired early): run the query again: %w",

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
+	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 )
 
 // TestQueryPinsCapAndTTL: an id's pin keeps its first plan's read time
@@ -24,14 +25,14 @@ func TestQueryPinsCapAndTTL(t *testing.T) {
 	if got := q.pin("a", t0.Add(30*time.Second)); got != a || got.now != t0.Unix() {
 		t.Fatalf("a 30s later: read time %d, want its first plan's %d", got.now, t0.Unix())
 	}
-	tbl := tableName{"ks", "t"}
+	tbl := tables.Name{Keyspace: "ks", Table: "t"}
 	if id := q.setEpoch(a, tbl, "e1"); id != "e1" {
 		t.Fatalf("first epoch of ks.t: %q pinned, want e1", id)
 	}
 	if id := q.setEpoch(a, tbl, "e2"); id != "e1" {
 		t.Fatalf("a later epoch of ks.t: %q pinned, want the first, e1", id)
 	}
-	if id, ok := q.epoch(a, tableName{"ks", "u"}); ok {
+	if id, ok := q.epoch(a, tables.Name{Keyspace: "ks", Table: "u"}); ok {
 		t.Fatalf("ks.u has epoch %q pinned, never planned", id)
 	}
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
+	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
@@ -83,7 +84,7 @@ func TestRecreatedTableReadsItsOwnDirectory(t *testing.T) {
 		cat := catalog.New(catalog.Options{Session: s})
 		return startServer(t, "oa", func(c *flightserver.Config) {
 			c.DataDir = data
-			c.Schemas = flightserver.NewCatalogSchemas(cat)
+			c.Schemas = tables.NewCatalogSchemas(cat)
 			c.Snapshot = snapshot.Config{Mode: snapshot.Hardlink, Dir: filepath.Join(data, "..", "snap-"+filepath.Base(t.Name()))}
 		})
 	}

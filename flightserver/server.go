@@ -17,6 +17,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver/auth"
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
+	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/flightserver/transport"
 	"github.com/sstable-flight/sstable-flight/internal/iostall"
 	"github.com/sstable-flight/sstable-flight/snapshot"
@@ -77,17 +78,13 @@ func New(cfg Config) (*Server, error) {
 		pins: newQueryPins(cfg.QueryPins, cfg.QueryPinTTL)}
 	svc.guard = newPanicGuard(cfg.Logger, transport.NewLogLimiter(transport.FailureLogInterval, time.Now), m.panics)
 	m.queryPins(svc.pins)
-	// The table cache trusts what it found for the snapshots' window,
-	// as the manager resolved it for its mode: one rule, not a guess.
-	// Listings start from the data directory as the manager resolved
-	// it; a keyspace or table directory that is a link is skipped, and
+	// A keyspace or table directory that is a link is skipped, and
 	// logged once.
 	skipped := func(l snapshot.SkippedLink) {
 		cfg.Logger.Warn("skipped a symbolic link in the data directory: keyspace and table directories are never read through links",
 			"path", l.Path, "target", l.Target)
 	}
-	svc.tables = &tables{dataDir: snaps.DataDir(), lister: snapshot.NewLister(snaps.DataDir(), skipped), schemas: cfg.Schemas, snaps: snaps,
-		fresh: snaps.Window(), now: cfg.Now, guard: guard, built: map[string]*table{}, found: map[tableName]foundDir{}}
+	svc.tables = tables.NewRegistry(snaps, cfg.Schemas, cfg.Now, guard, skipped)
 
 	if cc := cfg.Cluster; cc != nil {
 		// A PeerSource that reports its own health (Kubernetes
@@ -142,7 +139,7 @@ func streamWorkers(maxStreams int) int { return max(16, 4*maxStreams) }
 // Serve serves Flight on lis until Shutdown.
 func (s *Server) Serve(lis net.Listener) error {
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	snaps := s.svc.tables.snaps
+	snaps := s.svc.tables.Snapshots()
 	s.cfg.Logger.Info("serving Flight", "addr", lis.Addr().String(), "data_dir", s.cfg.DataDir, "max_streams", s.cfg.MaxStreams,
 		"snapshot_mode", snaps.Mode(), "snapshot_dir", snaps.Dir())
 	return s.grpc.Serve(s.conns.Listen(lis))
@@ -211,7 +208,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.admin.Shutdown(ctx)
 	closed := make(chan error, 1)
-	go func() { closed <- s.svc.tables.snaps.Close() }()
+	go func() { closed <- s.svc.tables.Snapshots().Close() }()
 	// The snapshots go within ctx, or within stopGrace once it ended.
 	removed := func(cerr error) error {
 		if cerr != nil {

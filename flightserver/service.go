@@ -11,6 +11,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
+	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/flightserver/transport"
 )
 
@@ -21,7 +22,7 @@ type service struct {
 
 	cfg     Config
 	mem     memory.Allocator
-	tables  *tables
+	tables  *tables.Registry
 	adm     *transport.Admission
 	metrics *metrics
 	log     *slog.Logger
@@ -48,22 +49,22 @@ type service struct {
 // command reads a descriptor: PATH [keyspace, table] or a JSON command.
 func command(d *flight.FlightDescriptor) (*request.Command, error) {
 	if d == nil {
-		return nil, invalid(fmt.Errorf("read descriptor: none"))
+		return nil, request.Invalid(fmt.Errorf("read descriptor: none"))
 	}
 	switch d.Type {
 	case flight.DescriptorPATH:
 		if len(d.Path) != 2 {
-			return nil, invalid(fmt.Errorf("read descriptor: path %q, want [keyspace, table]", d.Path))
+			return nil, request.Invalid(fmt.Errorf("read descriptor: path %q, want [keyspace, table]", d.Path))
 		}
 		return &request.Command{Version: request.CommandVersion, Keyspace: d.Path[0], Table: d.Path[1]}, nil
 	case flight.DescriptorCMD:
 		c, err := request.ParseCommand(d.Cmd)
 		if err != nil {
-			return nil, invalid(err)
+			return nil, request.Invalid(err)
 		}
 		return c, nil
 	}
-	return nil, invalid(fmt.Errorf("read descriptor: unknown type %v", d.Type))
+	return nil, request.Invalid(fmt.Errorf("read descriptor: unknown type %v", d.Type))
 }
 
 // decodeWeight is what a descriptor's command may spend of the decoding
@@ -101,8 +102,8 @@ func (s *service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*f
 	if err != nil {
 		return nil, err
 	}
-	defer l.release(ctx)
-	return &flight.SchemaResult{Schema: l.t.serializedSchema(proj, s.mem)}, nil
+	defer l.Release(ctx)
+	return &flight.SchemaResult{Schema: l.Table().SerializedSchema(proj, s.mem)}, nil
 }
 
 func (s *service) GetFlightInfo(ctx context.Context, d *flight.FlightDescriptor) (*flight.FlightInfo, error) {
@@ -138,7 +139,7 @@ func (s *service) plan(ctx context.Context, c *request.Command, d *flight.Flight
 		}
 		// A ticket the server would refuse back is not issued.
 		if n := len(ep.Ticket.Ticket); n > s.cfg.MaxRequestBytes-transport.TicketFraming {
-			return nil, invalid(fmt.Errorf("plan %s.%s: a ticket of %d bytes, over the %d a request may have (MaxRequestBytes): ask for fewer or shorter keys",
+			return nil, request.Invalid(fmt.Errorf("plan %s.%s: a ticket of %d bytes, over the %d a request may have (MaxRequestBytes): ask for fewer or shorter keys",
 				c.Keyspace, c.Table, n, s.cfg.MaxRequestBytes-transport.TicketFraming))
 		}
 		info.Endpoint = append(info.Endpoint, ep)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
+	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
@@ -218,7 +219,7 @@ func liveSnapshotServer(t *testing.T, sc snapshot.Config, stmts ...string) (*cas
 	cat := catalog.New(catalog.Options{Session: s})
 	ts := startServer(t, "oa", func(c *flightserver.Config) {
 		c.DataDir = node.DataDir()
-		c.Schemas = flightserver.NewCatalogSchemas(cat)
+		c.Schemas = tables.NewCatalogSchemas(cat)
 		c.Snapshot = sc
 	})
 	return node, s, ts

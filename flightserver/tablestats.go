@@ -46,24 +46,24 @@ const (
 // tableStats sums the table's SSTables of its current epoch on this
 // node and estimates the whole table from them.
 func (s *service) tableStats(ctx context.Context, keyspace, name string) (*TableStats, error) {
-	l, err := s.tables.acquire(ctx, keyspace, name)
+	l, err := s.tables.Acquire(ctx, keyspace, name)
 	if err != nil {
 		return nil, err
 	}
-	defer l.release(ctx)
+	defer l.Release(ctx)
 	// Every figure comes from the leased epoch: its SSTables, as listed
 	// when it was cut, and their readers.
-	st := &TableStats{Keyspace: l.t.keyspace, Table: l.t.name, ID: l.e.Table.ID, SchemaSource: l.t.cat.Source,
-		SSTables: len(l.readers()), MinTimestamp: math.MaxInt64, MaxTimestamp: math.MinInt64}
-	st.Partitions, st.Rows = estimate(l.readers())
-	for _, p := range l.e.Table.SSTables {
+	st := &TableStats{Keyspace: l.Table().Keyspace(), Table: l.Table().Name(), ID: l.Epoch().Table.ID, SchemaSource: l.Table().Catalog().Source,
+		SSTables: len(l.Readers()), MinTimestamp: math.MaxInt64, MaxTimestamp: math.MinInt64}
+	st.Partitions, st.Rows = estimate(l.Readers())
+	for _, p := range l.Epoch().Table.SSTables {
 		st.Bytes += p.Components["Data.db"]
 	}
-	for _, r := range l.readers() {
+	for _, r := range l.Readers() {
 		st.MinTimestamp = min(st.MinTimestamp, r.Stats.Stats.MinTimestamp)
 		st.MaxTimestamp = max(st.MaxTimestamp, r.Stats.Stats.MaxTimestamp)
 	}
-	if len(l.readers()) == 0 {
+	if len(l.Readers()) == 0 {
 		st.MinTimestamp, st.MaxTimestamp = 0, 0
 	}
 	st.TablePartitions, st.TableRows, st.Scope = st.Partitions, st.Rows, ScopeNode

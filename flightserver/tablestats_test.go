@@ -19,6 +19,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/cluster"
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
+	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 )
 
@@ -87,7 +88,7 @@ func TestTableStatsFollowDisk(t *testing.T) {
 	const window = 20 * time.Millisecond
 	ts := startServer(t, "oa", func(c *flightserver.Config) {
 		c.DataDir = node.DataDir()
-		c.Schemas = flightserver.NewCatalogSchemas(catalog.New(catalog.Options{Session: s}))
+		c.Schemas = tables.NewCatalogSchemas(catalog.New(catalog.Options{Session: s}))
 		c.Snapshot.Window = window
 	})
 	// check compares table-stats with the directory while the directory

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
+	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 )
 
@@ -48,7 +49,7 @@ func TestCompareCQLSameOps(t *testing.T) {
 	}
 	ts := startServer(t, func(c *flightserver.Config) {
 		c.DataDir = node.DataDir()
-		c.Schemas = flightserver.NewCatalogSchemas(catalog.New(catalog.Options{Session: s}))
+		c.Schemas = tables.NewCatalogSchemas(catalog.New(catalog.Options{Session: s}))
 	})
 
 	for _, c := range []struct {

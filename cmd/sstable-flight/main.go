@@ -17,6 +17,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
+	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 
@@ -86,7 +87,7 @@ func run() error {
 		}
 	}
 	cat := catalog.New(catOpts)
-	cfg.Schemas = flightserver.NewCatalogSchemas(cat)
+	cfg.Schemas = tables.NewCatalogSchemas(cat)
 	awaitDataDir(cfg, o.dataDirWait)
 	if srv, err = newServer(cfg); err != nil {
 		return err

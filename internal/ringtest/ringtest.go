@@ -29,6 +29,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/cluster"
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
+	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
@@ -171,7 +172,7 @@ func (f *Fixture) Serve(t *testing.T, i int, n *cassandratest.Node, lis net.List
 		Allocator:     mem,
 		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Snapshot:      snapshot.Config{Mode: snapshot.Live},
-		Schemas:       flightserver.NewCatalogSchemas(catalog.New(catalog.Options{Session: s})),
+		Schemas:       tables.NewCatalogSchemas(catalog.New(catalog.Options{Session: s})),
 		TicketKeyFile: f.KeyFile,
 		Cluster: &flightserver.ClusterConfig{
 			Discover: func(ctx context.Context) (*cluster.Topology, error) { return cluster.Discover(ctx, s) },

@@ -1,4 +1,4 @@
-package flightserver
+package tables
 
 import (
 	"fmt"
@@ -11,17 +11,18 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
+	"github.com/sstable-flight/sstable-flight/flightserver/request"
 	"github.com/sstable-flight/sstable-flight/reconcile"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
-// table is what serving one table needs: its schema as the catalog
+// Table is what serving one table needs: its schema as the catalog
 // gives it, the reconcile table and the Arrow schema, with the output
 // columns in CQL's SELECT * order. It outlives the snapshot epochs that
 // share its schema, so it holds nothing of their SSTables: those are the
 // lease's (lease.e.Table, lease.readers).
-type table struct {
+type Table struct {
 	keyspace, name string
 	cat            *catalog.Table
 	rt             *reconcile.Table
@@ -41,8 +42,15 @@ type table struct {
 	checked time.Time
 }
 
-func newTable(td snapshot.TableDir, cat *catalog.Table) (*table, error) {
-	t := &table{keyspace: td.Keyspace, name: td.Table, cat: cat, rt: cat.Reconcile(), byName: map[string]int{}}
+// Keyspace and Name name the table; Catalog is its schema as the schema
+// source gave it, Reconcile the table the merge reads it by.
+func (t *Table) Keyspace() string            { return t.keyspace }
+func (t *Table) Name() string                { return t.name }
+func (t *Table) Catalog() *catalog.Table     { return t.cat }
+func (t *Table) Reconcile() *reconcile.Table { return t.rt }
+
+func newTable(td snapshot.TableDir, cat *catalog.Table) (*Table, error) {
+	t := &Table{keyspace: td.Keyspace, name: td.Table, cat: cat, rt: cat.Reconcile(), byName: map[string]int{}}
 	valueIndex := map[string]int{}
 	for i, c := range t.rt.Columns {
 		valueIndex[c.Name] = i
@@ -81,19 +89,19 @@ func newTable(td snapshot.TableDir, cat *catalog.Table) (*table, error) {
 	return t, nil
 }
 
-// serializedSchema is the projection's schema as FlightInfo and
+// SerializedSchema is the projection's schema as FlightInfo and
 // GetSchema carry it; the full one is serialized once per table (per
 // plan, it was 9% of the server's CPU under point reads).
-func (t *table) serializedSchema(projection []int, mem memory.Allocator) []byte {
-	if t.isAll(projection) {
+func (t *Table) SerializedSchema(projection []int, mem memory.Allocator) []byte {
+	if t.IsAll(projection) {
 		t.schemaOnce.Do(func() { t.schemaIPC = flight.SerializeSchema(t.schema, mem) })
 		return t.schemaIPC
 	}
 	return flight.SerializeSchema(t.projectedSchema(projection), mem)
 }
 
-// isAll reports whether a projection is every column in table order.
-func (t *table) isAll(projection []int) bool {
+// IsAll reports whether a projection is every column in table order.
+func (t *Table) IsAll(projection []int) bool {
 	if len(projection) != len(t.columns) {
 		return false
 	}
@@ -105,9 +113,9 @@ func (t *table) isAll(projection []int) bool {
 	return true
 }
 
-// valueColumns is the reconcile projection of a column projection: the
+// ValueColumns is the reconcile projection of a column projection: the
 // regular and static columns whose values are built (nil: all).
-func (t *table) valueColumns(projection []int) []bool {
+func (t *Table) ValueColumns(projection []int) []bool {
 	if len(projection) == len(t.columns) {
 		return nil
 	}
@@ -120,10 +128,10 @@ func (t *table) valueColumns(projection []int) []bool {
 	return want
 }
 
-// projectionFor is a command's or ticket's projection: no column for a
+// ProjectionFor is a command's or ticket's projection: no column for a
 // count-only read (its shape check refused columns with it), else the
 // named ones.
-func (t *table) projectionFor(names []string, countOnly bool) ([]int, error) {
+func (t *Table) ProjectionFor(names []string, countOnly bool) ([]int, error) {
 	if countOnly {
 		return []int{}, nil
 	}
@@ -132,7 +140,7 @@ func (t *table) projectionFor(names []string, countOnly bool) ([]int, error) {
 
 // projection maps column names to column indexes; nil names is every
 // column in SELECT * order.
-func (t *table) projection(names []string) ([]int, error) {
+func (t *Table) projection(names []string) ([]int, error) {
 	if len(names) == 0 {
 		out := make([]int, len(t.columns))
 		for i := range out {
@@ -145,10 +153,10 @@ func (t *table) projection(names []string) ([]int, error) {
 	for _, n := range names {
 		i, ok := t.byName[n]
 		if !ok {
-			return nil, invalid(fmt.Errorf("project %s.%s: no column %q", t.keyspace, t.name, n))
+			return nil, request.Invalid(fmt.Errorf("project %s.%s: no column %q", t.keyspace, t.name, n))
 		}
 		if seen[n] {
-			return nil, invalid(fmt.Errorf("project %s.%s: column %q twice", t.keyspace, t.name, n))
+			return nil, request.Invalid(fmt.Errorf("project %s.%s: column %q twice", t.keyspace, t.name, n))
 		}
 		seen[n] = true
 		out = append(out, i)
@@ -156,8 +164,8 @@ func (t *table) projection(names []string) ([]int, error) {
 	return out, nil
 }
 
-func (t *table) projectedSchema(projection []int) *arrow.Schema {
-	if t.isAll(projection) {
+func (t *Table) projectedSchema(projection []int) *arrow.Schema {
+	if t.IsAll(projection) {
 		return t.schema // built once: per request it was 4% of a point read's allocations
 	}
 	fields := make([]arrow.Field, len(projection))
@@ -168,12 +176,12 @@ func (t *table) projectedSchema(projection []int) *arrow.Schema {
 	return arrow.NewSchema(fields, &md)
 }
 
-// batcherFor is a batcher for a stream of the table: for the full
+// BatcherFor is a batcher for a stream of the table: for the full
 // projection one a finished stream gave back (building the record
 // builder and appenders per stream was 14% of the server's allocations
 // under point reads), else a new one.
-func (t *table) batcherFor(mem memory.Allocator, projection []int, maxRows, maxBytes int) (*arrowenc.Batcher, error) {
-	if t.isAll(projection) {
+func (t *Table) BatcherFor(mem memory.Allocator, projection []int, maxRows, maxBytes int) (*arrowenc.Batcher, error) {
+	if t.IsAll(projection) {
 		if b, ok := t.batchers.Get().(*arrowenc.Batcher); ok && b.Fits(maxRows, maxBytes) {
 			return b, nil
 		}
@@ -181,11 +189,11 @@ func (t *table) batcherFor(mem memory.Allocator, projection []int, maxRows, maxB
 	return arrowenc.NewBatcher(mem, t.projectedSchema(projection), t.columns, projection, t.keyComponents, maxRows, maxBytes)
 }
 
-// done ends a stream's use of the batcher: a full-projection one goes
+// Done ends a stream's use of the batcher: a full-projection one goes
 // back to the table, emptied, for the next stream, unless a row failed
 // to append and left its builders unaligned.
-func (t *table) done(b *arrowenc.Batcher, projection []int) {
-	if !t.isAll(projection) || !b.Reset() {
+func (t *Table) Done(b *arrowenc.Batcher, projection []int) {
+	if !t.IsAll(projection) || !b.Reset() {
 		b.Release()
 		return
 	}

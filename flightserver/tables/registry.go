@@ -1,4 +1,4 @@
-package flightserver
+package tables
 
 import (
 	"context"
@@ -40,18 +40,18 @@ type SchemaSource interface {
 	Refresh(ctx context.Context) error
 }
 
-// errNotFound marks an unknown keyspace or table (gRPC NOT_FOUND).
-var errNotFound = errors.New("not found")
+// ErrNotFound marks an unknown keyspace or table (gRPC NOT_FOUND).
+var ErrNotFound = errors.New("not found")
 
-// errSystemKeyspace marks a table of one of Cassandra's system keyspaces,
+// ErrSystemKeyspace marks a table of one of Cassandra's system keyspaces,
 // which is never served whatever the schema source (gRPC
 // PERMISSION_DENIED).
-var errSystemKeyspace = errors.New("cassandra system keyspaces are never served")
+var ErrSystemKeyspace = errors.New("cassandra system keyspaces are never served")
 
-// tables finds the tables of the data directory and keeps, per table
+// Registry finds the tables of the data directory and keeps, per table
 // directory, the table built from its schema until the schema or the
 // directory changes.
-type tables struct {
+type Registry struct {
 	dataDir string // resolved: Manager.DataDir
 	lister  *snapshot.Lister
 	schemas SchemaSource
@@ -69,36 +69,56 @@ type tables struct {
 	guard *iostall.Guard
 
 	mu    sync.Mutex
-	built map[string]*table      // table directory → table
-	found map[tableName]foundDir // its directory, by name
+	built map[string]*Table // table directory → table
+	found map[Name]foundDir // its directory, by name
 }
 
-// tableName keys tables.found (a struct: no string to build per lookup).
-type tableName struct{ keyspace, table string }
+// NewRegistry is the registry of the tables under snaps' data directory,
+// whose schemas come from schemas. It trusts what it found for the
+// snapshots' window, as the manager resolved it for its mode: one rule,
+// not a guess. Listings start from the data directory as the manager
+// resolved it; a keyspace or table directory that is a link is skipped,
+// and reported to skipped. guard bounds the waits on storage its
+// listings, snapshots and schema files take.
+func NewRegistry(snaps *snapshot.Manager, schemas SchemaSource, now func() time.Time, guard *iostall.Guard, skipped func(snapshot.SkippedLink)) *Registry {
+	return &Registry{dataDir: snaps.DataDir(), lister: snapshot.NewLister(snaps.DataDir(), skipped), schemas: schemas, snaps: snaps,
+		fresh: snaps.Window(), now: now, guard: guard, built: map[string]*Table{}, found: map[Name]foundDir{}}
+}
+
+// Snapshots is the snapshot manager the registry leases epochs of.
+func (ts *Registry) Snapshots() *snapshot.Manager { return ts.snaps }
+
+// Name is a table's name as a map key (a struct: no string to build per
+// lookup): Registry.found's and the query pins'.
+type Name struct{ Keyspace, Table string }
 
 type foundDir struct {
 	td snapshot.TableDir
 	at time.Time
 }
 
-// lease is a table and a snapshot epoch of its SSTables, held for one
+// Lease is a table and a snapshot epoch of its SSTables, held for one
 // plan or stream.
-type lease struct {
-	t *table
+type Lease struct {
+	t *Table
 	e *snapshot.Epoch
 	g *iostall.Guard
 }
 
-func (l *lease) readers() []*sstable.Reader { return l.e.Readers }
+// Table is the leased table's model, Epoch the leased snapshot epoch,
+// Readers its SSTables' readers.
+func (l *Lease) Table() *Table              { return l.t }
+func (l *Lease) Epoch() *snapshot.Epoch     { return l.e }
+func (l *Lease) Readers() []*sstable.Reader { return l.e.Readers }
 
-// release ends the lease. Ending it is an update in memory, made where
+// Release ends the lease. Ending it is an update in memory, made where
 // the request runs, except after the last lease of a retired epoch:
 // then the epoch's cleanup closes its readers and removes its links,
 // which block on hung storage. That runs under the guard, so the request
 // ends regardless, waiting for it no longer than ctx; if the guard
 // refuses it (storage of the table stuck, ctx ended, or shutting down)
 // it runs unwaited for, so the epoch is still cleaned up.
-func (l *lease) release(ctx context.Context) { unlease(ctx, l.g, l.e) }
+func (l *Lease) Release(ctx context.Context) { unlease(ctx, l.g, l.e) }
 
 func unlease(ctx context.Context, g *iostall.Guard, e *snapshot.Epoch) {
 	cleanup := e.Unlease()
@@ -111,15 +131,15 @@ func unlease(ctx context.Context, g *iostall.Guard, e *snapshot.Epoch) {
 	}
 }
 
-// acquire finds the table and leases its current snapshot epoch.
-func (ts *tables) acquire(ctx context.Context, keyspace, name string) (*lease, error) {
+// Acquire finds the table and leases its current snapshot epoch.
+func (ts *Registry) Acquire(ctx context.Context, keyspace, name string) (*Lease, error) {
 	if err := checkNames(keyspace, name); err != nil {
 		return nil, err
 	}
 	if l := ts.acquireWarm(ctx, keyspace, name); l != nil {
 		return l, nil
 	}
-	return ts.guarded(ctx, "snapshot", keyspace, name, func() (*lease, error) { return ts.acquireNow(ctx, keyspace, name) })
+	return ts.guarded(ctx, "snapshot", keyspace, name, func() (*Lease, error) { return ts.acquireNow(ctx, keyspace, name) })
 }
 
 // acquireWarm leases the table's current epoch if that touches no
@@ -130,11 +150,11 @@ func (ts *tables) acquire(ctx context.Context, keyspace, name string) (*lease, e
 // every request took them). nil: the caller takes the guarded way.
 // Sidecar mode finds a table through the schema source, which may ask
 // Cassandra: it always takes the guarded way.
-func (ts *tables) acquireWarm(ctx context.Context, keyspace, name string) *lease {
+func (ts *Registry) acquireWarm(ctx context.Context, keyspace, name string) *Lease {
 	if ts.snaps.Mode() == snapshot.Sidecar {
 		return nil
 	}
-	td, ok := ts.foundFresh(tableName{keyspace, name}, ts.now())
+	td, ok := ts.foundFresh(Name{Keyspace: keyspace, Table: name}, ts.now())
 	if !ok {
 		return nil
 	}
@@ -157,15 +177,15 @@ func (ts *tables) acquireWarm(ctx context.Context, keyspace, name string) *lease
 // waiting, fn goes on and its lease, if it gets one, is released then;
 // a table with a listing stuck past the timeout refuses the next ones
 // at once.
-func (ts *tables) guarded(ctx context.Context, action, keyspace, name string, fn func() (*lease, error)) (*lease, error) {
+func (ts *Registry) guarded(ctx context.Context, action, keyspace, name string, fn func() (*Lease, error)) (*Lease, error) {
 	var (
-		l   *lease
+		l   *Lease
 		err error
 	)
 	op := iostall.Op{Action: action, Path: keyspace + "." + name, Offset: -1}
 	late := func() {
 		if l != nil {
-			l.release(context.Background())
+			l.Release(context.Background())
 		}
 	}
 	if gerr := ts.guard.DoTimeout(ctx, op, 2*ts.guard.Timeout(), func() { l, err = fn() }, late); gerr != nil {
@@ -174,7 +194,7 @@ func (ts *tables) guarded(ctx context.Context, action, keyspace, name string, fn
 	return l, err
 }
 
-func (ts *tables) acquireNow(ctx context.Context, keyspace, name string) (*lease, error) {
+func (ts *Registry) acquireNow(ctx context.Context, keyspace, name string) (*Lease, error) {
 	td, err := ts.find(ctx, keyspace, name)
 	if err != nil {
 		return nil, err
@@ -186,10 +206,10 @@ func (ts *tables) acquireNow(ctx context.Context, keyspace, name string) (*lease
 	return ts.leaseOf(ctx, e)
 }
 
-// acquireEpoch leases the epoch a ticket names: every split of one query
+// AcquireEpoch leases the epoch a ticket names: every split of one query
 // reads the same SSTables. Finding the epoch is a lookup in memory; only
 // a schema to check again (once a window) takes the guarded way.
-func (ts *tables) acquireEpoch(ctx context.Context, keyspace, name, id string) (*lease, error) {
+func (ts *Registry) AcquireEpoch(ctx context.Context, keyspace, name, id string) (*Lease, error) {
 	if err := checkNames(keyspace, name); err != nil {
 		return nil, err
 	}
@@ -201,7 +221,7 @@ func (ts *tables) acquireEpoch(ctx context.Context, keyspace, name, id string) (
 		return l, nil
 	}
 	unlease(ctx, ts.guard, e)
-	return ts.guarded(ctx, "schema of", keyspace, name, func() (*lease, error) {
+	return ts.guarded(ctx, "schema of", keyspace, name, func() (*Lease, error) {
 		e, err := ts.snaps.Lookup(keyspace, name, id)
 		if err != nil {
 			return nil, err
@@ -217,16 +237,16 @@ func checkNames(keyspace, name string) error {
 	// NB: a byte loop (catalog.ValidName), not a regexp: it runs on
 	// every request, where the regexp was 1% of a keyed read.
 	if !catalog.ValidName(keyspace) || !catalog.ValidName(name) {
-		return fmt.Errorf("find table %q.%q: %w (not a valid Cassandra name)", keyspace, name, errNotFound)
+		return fmt.Errorf("find table %q.%q: %w (not a valid Cassandra name)", keyspace, name, ErrNotFound)
 	}
 	if catalog.IsSystemKeyspace(keyspace) {
-		return fmt.Errorf("find table %s.%s: %w", keyspace, name, errSystemKeyspace)
+		return fmt.Errorf("find table %s.%s: %w", keyspace, name, ErrSystemKeyspace)
 	}
 	return nil
 }
 
 // find resolves a table's directory; checkNames passed.
-func (ts *tables) find(ctx context.Context, keyspace, name string) (snapshot.TableDir, error) {
+func (ts *Registry) find(ctx context.Context, keyspace, name string) (snapshot.TableDir, error) {
 	if ts.snaps.Mode() == snapshot.Sidecar {
 		// No local directory: the table is whatever Sidecar snapshots
 		// (an unknown one fails the cut with snapshot.ErrNoTable).
@@ -234,7 +254,7 @@ func (ts *tables) find(ctx context.Context, keyspace, name string) (snapshot.Tab
 		td.ID, _ = ts.schemas.TableID(ctx, keyspace, name)
 		return td, nil
 	}
-	key := tableName{keyspace, name}
+	key := Name{Keyspace: keyspace, Table: name}
 	now := ts.now()
 	if td, ok := ts.foundFresh(key, now); ok {
 		return td, nil
@@ -244,7 +264,7 @@ func (ts *tables) find(ctx context.Context, keyspace, name string) (snapshot.Tab
 		return snapshot.TableDir{}, fmt.Errorf("find table %s.%s: %w", keyspace, name, err)
 	}
 	if len(dirs) == 0 {
-		return snapshot.TableDir{}, fmt.Errorf("find table %s.%s: %w", keyspace, name, errNotFound)
+		return snapshot.TableDir{}, fmt.Errorf("find table %s.%s: %w", keyspace, name, ErrNotFound)
 	}
 	td := ts.pickDir(ctx, keyspace, name, dirs)
 	ts.mu.Lock()
@@ -255,7 +275,7 @@ func (ts *tables) find(ctx context.Context, keyspace, name string) (snapshot.Tab
 
 // foundFresh is the table's directory as find last found it, if that was
 // within the window.
-func (ts *tables) foundFresh(key tableName, now time.Time) (snapshot.TableDir, bool) {
+func (ts *Registry) foundFresh(key Name, now time.Time) (snapshot.TableDir, bool) {
 	ts.mu.Lock()
 	f, ok := ts.found[key]
 	ts.mu.Unlock()
@@ -265,10 +285,10 @@ func (ts *tables) foundFresh(key tableName, now time.Time) (snapshot.TableDir, b
 	return snapshot.TableDir{}, false
 }
 
-// forget drops what find and leaseOf trust (after refresh-schema).
-func (ts *tables) forget() {
+// Forget drops what find and leaseOf trust (after refresh-schema).
+func (ts *Registry) Forget() {
 	ts.mu.Lock()
-	ts.found = map[tableName]foundDir{}
+	ts.found = map[Name]foundDir{}
 	for _, t := range ts.built {
 		t.checked = time.Time{}
 	}
@@ -279,7 +299,7 @@ func (ts *tables) forget() {
 // re-created (Cassandra leaves the old one, with its snapshots): the one
 // named by the table's current id when the schema source knows it, else
 // one holding SSTables.
-func (ts *tables) pickDir(ctx context.Context, keyspace, name string, dirs []snapshot.TableDir) snapshot.TableDir {
+func (ts *Registry) pickDir(ctx context.Context, keyspace, name string, dirs []snapshot.TableDir) snapshot.TableDir {
 	if len(dirs) > 1 {
 		if id, ok := ts.schemas.TableID(ctx, keyspace, name); ok {
 			for _, d := range dirs {
@@ -294,7 +314,7 @@ func (ts *tables) pickDir(ctx context.Context, keyspace, name string, dirs []sna
 
 // leaseOf pairs a leased epoch with its table model, built again when
 // the schema changed.
-func (ts *tables) leaseOf(ctx context.Context, e *snapshot.Epoch) (*lease, error) {
+func (ts *Registry) leaseOf(ctx context.Context, e *snapshot.Epoch) (*Lease, error) {
 	if l := ts.leaseWarm(e); l != nil {
 		return l, nil
 	}
@@ -321,18 +341,18 @@ func (ts *tables) leaseOf(ctx context.Context, e *snapshot.Epoch) (*lease, error
 	t.epoch, t.checked = e.ID, now
 	ts.built[td.Path] = t
 	ts.mu.Unlock()
-	return &lease{t: t, e: e, g: ts.guard}, nil
+	return &Lease{t: t, e: e, g: ts.guard}, nil
 }
 
 // leaseWarm pairs a leased epoch with its table model if the model was
 // built or checked for this epoch within the window; nil when the schema
 // must be asked again (leaseOf).
-func (ts *tables) leaseWarm(e *snapshot.Epoch) *lease {
+func (ts *Registry) leaseWarm(e *snapshot.Epoch) *Lease {
 	now := ts.now()
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if t := ts.built[e.Table.Path]; t != nil && t.epoch == e.ID && now.Sub(t.checked) < ts.fresh {
-		return &lease{t: t, e: e, g: ts.guard}
+		return &Lease{t: t, e: e, g: ts.guard}
 	}
 	return nil
 }
@@ -350,10 +370,10 @@ func newestDir(dirs []snapshot.TableDir) snapshot.TableDir {
 	return best
 }
 
-// all lists every user table of the data directory, or in Sidecar mode
+// All lists every user table of the data directory, or in Sidecar mode
 // every user table the schema source knows: never the tables of
 // Cassandra's system keyspaces, which checkNames refuses.
-func (ts *tables) all(ctx context.Context) ([]snapshot.TableDir, error) {
+func (ts *Registry) All(ctx context.Context) ([]snapshot.TableDir, error) {
 	var found []snapshot.TableDir
 	if ts.snaps.Mode() != snapshot.Sidecar {
 		var err error

@@ -1,4 +1,4 @@
-package flightserver
+package tables
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
-// checkTicket checks a ticket against the table it names, as DoGet
+// CheckTicket checks a ticket against the table it names, as DoGet
 // leased it: every key a partition key of the table and every slice
 // bound a prefix of its clustering, each value of its column's type in
 // the form the planner writes (encodeValue). Signed tickets come only
@@ -19,7 +19,7 @@ import (
 // ticket that fails is a bug or a leaked key, and is refused before any
 // SSTable is read. (Columns are checked by table.projection; the shape
 // needing no table by Ticket.checkShape.)
-func (t *table) checkTicket(tk *request.Ticket) error {
+func (t *Table) CheckTicket(tk *request.Ticket) error {
 	parts := make([][]byte, t.keyComponents)
 	for i, k := range tk.Keys {
 		if t.keyComponents == 1 {

@@ -1,4 +1,4 @@
-package flightserver
+package tables
 
 import (
 	"encoding/json"

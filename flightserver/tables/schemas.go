@@ -1,16 +1,14 @@
-package flightserver
+package tables
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"sync"
-	"time"
-
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/sstable"
+	"strings"
+	"sync"
 )
 
 // CatalogSchemas is the SchemaSource over a catalog.Catalog: Cassandra's
@@ -49,7 +47,7 @@ func (cs *CatalogSchemas) TableSchema(ctx context.Context, td snapshot.TableDir,
 	cs.mu.Unlock()
 	t, err := cs.cat.Table(ctx, td.Keyspace, td.Table, td.Path, func() ([]*sstable.Reader, error) { return readers, nil })
 	if errors.Is(err, catalog.ErrNotFound) {
-		return nil, fmt.Errorf("%w: %w", errNotFound, err)
+		return nil, fmt.Errorf("%w: %w", ErrNotFound, err)
 	}
 	if err != nil || t.Source != catalog.SourceHeader {
 		return t, err
@@ -85,10 +83,3 @@ func (cs *CatalogSchemas) Tables() []snapshot.TableDir {
 
 // Refresh reads Cassandra's schema now.
 func (cs *CatalogSchemas) Refresh(ctx context.Context) error { return cs.cat.Refresh(ctx) }
-
-func (s *service) refreshSchema(ctx context.Context) error {
-	s.tables.forget()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	return s.cfg.Schemas.Refresh(ctx)
-}
