@@ -9,6 +9,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
+	"github.com/sstable-flight/sstable-flight/flightserver/ring"
 	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/flightserver/transport"
 	"github.com/sstable-flight/sstable-flight/internal/arrowsize"
@@ -85,6 +86,16 @@ func (s *service) ticketOf(ctx context.Context, b []byte) (*request.Ticket, erro
 		return nil, request.Invalid(fmt.Errorf("read command as a ticket: it plans %d endpoints; a command sent to DoGet must plan one (call GetFlightInfo for the others)", len(p.tickets)))
 	}
 	return p.tickets[0], nil
+}
+
+// checkOwned checks a ring ticket against the server's ring
+// (ring.View.CheckOwned); a server that plans no ring refuses every one
+// as not its node's, never reads it whole.
+func (s *service) checkOwned(ctx context.Context, t *request.Ticket) error {
+	if s.ring == nil {
+		return fmt.Errorf("read ticket of %s.%s: it was planned over a cluster's ring and this server has none: %w", t.Keyspace, t.Table, ring.ErrNotOwned)
+	}
+	return s.ring.CheckOwned(ctx, t)
 }
 
 func (s *service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetServer) error {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
+	"github.com/sstable-flight/sstable-flight/flightserver/ring"
 	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/flightserver/transport"
 	"github.com/sstable-flight/sstable-flight/internal/iostall"
@@ -46,13 +47,13 @@ func toStatus(err error) error {
 		return status.Error(codes.Aborted, err.Error())
 	case errors.Is(err, snapshot.ErrClosed):
 		return status.Error(codes.Unavailable, err.Error())
-	case errors.Is(err, errNoRing), errors.Is(err, cqlconn.ErrNotConnected):
+	case errors.Is(err, ring.ErrNoRing), errors.Is(err, cqlconn.ErrNotConnected):
 		return status.Error(codes.Unavailable, err.Error())
-	case errors.As(err, new(placementError)):
+	case errors.As(err, new(ring.PlacementError)):
 		// A keyspace the ring cannot place: created since it was read
 		// and not there yet, or of a replication not supported.
 		return status.Error(codes.FailedPrecondition, err.Error())
-	case errors.Is(err, errNotOwned):
+	case errors.Is(err, ring.ErrNotOwned):
 		// The ring moved since the plan: plan the query again.
 		return status.Error(codes.FailedPrecondition, err.Error())
 	case errors.Is(err, transport.ErrShed):

@@ -2,9 +2,20 @@ package flightserver
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"net/url"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/google/uuid"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
 
@@ -52,15 +63,60 @@ func (s *service) nodeInfo(ctx context.Context) (NodeInfo, error) {
 		}
 		return info, nil
 	}
-	st := s.ring.cur.Load()
+	st := s.ring.Latest()
 	if st == nil && (info.Cassandra == nil || info.Cassandra.Up) {
 		var err error
-		if st, err = s.ring.view(ctx); err != nil && info.Cassandra == nil {
+		if st, err = s.ring.Get(ctx); err != nil && info.Cassandra == nil {
 			return info, err
 		}
 	}
 	if st != nil {
-		info.HostID = st.local.String()
+		info.HostID = st.Local().String()
 	}
 	return info, nil
+}
+
+// askNodeInfo asks the server at uri which node it serves; a grpc+tls
+// peer is verified against roots (nil: the system's).
+func askNodeInfo(ctx context.Context, uri, token string, roots *x509.CertPool) (uuid.UUID, error) {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("ask node-info: %w", err)
+	}
+	creds := insecure.NewCredentials()
+	if u.Scheme == "grpc+tls" {
+		creds = credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12, RootCAs: roots})
+	}
+	conn, err := grpc.NewClient(u.Host, grpc.WithTransportCredentials(creds))
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("ask node-info: dial %s: %w", u.Host, err)
+	}
+	defer conn.Close()
+	if token != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
+	}
+	stream, err := flight.NewFlightServiceClient(conn).DoAction(ctx, &flight.Action{Type: ActionNodeInfo})
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("ask node-info: %w", err)
+	}
+	res, err := stream.Recv()
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("ask node-info: %w", err)
+	}
+	var info NodeInfo
+	if err := json.Unmarshal(res.GetBody(), &info); err != nil {
+		return uuid.Nil, fmt.Errorf("ask node-info: read the answer: %w", err)
+	}
+	if info.HostID == "" {
+		why := "its ring is not read yet"
+		if c := info.Cassandra; c != nil && !c.Up {
+			why += fmt.Sprintf(" (its cassandra %s is down: %s)", c.Addr, c.Reason)
+		}
+		return uuid.Nil, fmt.Errorf("ask node-info: the peer knows no host ID: %s", why)
+	}
+	host, err := uuid.Parse(info.HostID)
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("ask node-info: host ID %q: %w", info.HostID, err)
+	}
+	return host, nil
 }

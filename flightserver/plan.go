@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
+	"github.com/sstable-flight/sstable-flight/flightserver/ring"
 	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
@@ -221,7 +222,7 @@ func (s *service) planTickets(ctx context.Context, c *request.Command, withSchem
 		if r := c.TokenRange; r != nil {
 			start, end = int64(r.Start), int64(r.End)
 			if start != end {
-				fraction = ringFraction(start, end)
+				fraction = ring.Fraction(start, end)
 			}
 		}
 		n := splitCount(c.Splits, int64(float64(rows)*fraction))
@@ -239,13 +240,4 @@ func (s *service) planTickets(ctx context.Context, c *request.Command, withSchem
 		p.rows = min(p.rows, c.Limit*int64(len(p.tickets)))
 	}
 	return p, nil
-}
-
-// ringFraction is the share of the ring in (start, end].
-func ringFraction(start, end int64) float64 {
-	w := float64(end) - float64(start)
-	if w < 0 {
-		w += math.Exp2(64)
-	}
-	return w / math.Exp2(64)
 }

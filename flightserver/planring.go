@@ -14,6 +14,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/cluster"
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
+	"github.com/sstable-flight/sstable-flight/flightserver/ring"
 	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 )
 
@@ -78,21 +79,21 @@ type ringSplit struct {
 // the range's replicas; keys grouped by the range that holds them. The
 // splits' first locations are balanced over the servers (balance).
 func (s *service) planRing(ctx context.Context, c *request.Command, l *tables.Lease, p *planned, now int64, partitions, rows int64) error {
-	st, m, err := s.placement(ctx, c.Keyspace)
+	st, m, err := s.ring.Placement(ctx, c.Keyspace)
 	if err != nil {
 		return fmt.Errorf("plan %s.%s over the ring: %w", c.Keyspace, c.Table, err)
 	}
-	claimed, err := s.cfg.Cluster.Peers.Peers(ctx, st.top.Ring)
+	claimed, err := s.cfg.Cluster.Peers.Peers(ctx, st.Topology().Ring)
 	if err != nil {
 		return status.Error(codes.Unavailable, fmt.Sprintf("plan %s.%s over the ring: list peers: %v", c.Keyspace, c.Table, err))
 	}
-	servers, why := s.peers.verified(ctx, claimed)
+	servers, why := s.peers.Verified(ctx, claimed)
 	for host, err := range why {
 		s.log.Warn("plan over the ring: peer not used", "node", host, "err", err)
 	}
 	// The node's SSTables hold about its share of the table's rows,
 	// which sizes the splits of the others.
-	scale := ringScale(replicatedShare(m, st.local))
+	scale := ring.Scale(ring.ReplicatedShare(m, st.Local()))
 	perPartition := float64(rows) / math.Max(1, float64(partitions))
 	var splits []ringSplit
 	newRingTicket := func() *request.Ticket {
@@ -131,11 +132,11 @@ func (s *service) planRing(ctx context.Context, c *request.Command, l *tables.Le
 		if r := c.TokenRange; r != nil {
 			want = cluster.Range{Start: cluster.Token(r.Start), End: cluster.Token(r.End)}
 		}
-		total := float64(rows) * scale * rangeFraction(want)
+		total := float64(rows) * scale * ring.RangeFraction(want)
 		n := splitCount(c.Splits, int64(total))
 		for _, rr := range m {
-			for _, piece := range intersect(rr.Range, want) {
-				f := rangeFraction(piece) / rangeFraction(want)
+			for _, piece := range ring.Intersect(rr.Range, want) {
+				f := ring.RangeFraction(piece) / ring.RangeFraction(want)
 				k := max(1, int(math.Round(float64(n)*f)))
 				if c.Limit > 0 && c.Splits == 0 {
 					k = 1 // one stream per range stops after limit rows
@@ -143,7 +144,7 @@ func (s *service) planRing(ctx context.Context, c *request.Command, l *tables.Le
 				for _, r := range splitRange(int64(piece.Start), int64(piece.End), k) {
 					t := newRingTicket()
 					t.Range = &[2]request.Token{request.Token(r[0]), request.Token(r[1])}
-					w := rangeFraction(cluster.Range{Start: cluster.Token(r[0]), End: cluster.Token(r[1])})
+					w := ring.RangeFraction(cluster.Range{Start: cluster.Token(r[0]), End: cluster.Token(r[1])})
 					splits = append(splits, ringSplit{t: t, servers: hostIDs(rr.Replicas), weight: w})
 				}
 			}
@@ -154,7 +155,7 @@ func (s *service) planRing(ctx context.Context, c *request.Command, l *tables.Le
 		if c.Limit > 0 && c.Splits == 0 {
 			splits = mergeAdjacent(splits)
 		}
-		p.rows = int64(float64(rows) * scale * rangeFraction(want))
+		p.rows = int64(float64(rows) * scale * ring.RangeFraction(want))
 	}
 	locations, err := balance(splits, servers)
 	if err != nil {
@@ -228,49 +229,4 @@ func splitName(t *request.Ticket) string {
 		return fmt.Sprintf("range (%d,%d]", t.Range[0], t.Range[1])
 	}
 	return fmt.Sprintf("%d keys from token %d", len(t.Keys), cluster.KeyToken(t.Keys[0]))
-}
-
-// rangeFraction is r's share of the ring (the whole ring when Start ==
-// End).
-func rangeFraction(r cluster.Range) float64 {
-	if r.Start == r.End {
-		return 1
-	}
-	return ringFraction(int64(r.Start), int64(r.End))
-}
-
-// intersect returns the tokens of both a and b as ranges that do not
-// wrap, in ring order: each range is cut where it wraps, into (s, max]
-// and (min, e], and the pieces compared.
-func intersect(a, b cluster.Range) []cluster.Range {
-	var out []cluster.Range
-	for _, x := range linear(a) {
-		for _, y := range linear(b) {
-			lo, hi := max(x.Start, y.Start), min(x.End, y.End)
-			if lo < hi {
-				out = append(out, cluster.Range{Start: lo, End: hi})
-			}
-		}
-	}
-	slices.SortFunc(out, func(p, q cluster.Range) int { return cmp.Compare(p.Start, q.Start) })
-	return out
-}
-
-// linear cuts r into ranges with Start < End: the whole ring is (min,
-// max], a wrapping range its two pieces.
-func linear(r cluster.Range) []cluster.Range {
-	switch {
-	case r.Start == r.End:
-		return []cluster.Range{{Start: cluster.MinToken, End: math.MaxInt64}}
-	case r.Start < r.End:
-		return []cluster.Range{r}
-	}
-	out := []cluster.Range{}
-	if r.Start < math.MaxInt64 {
-		out = append(out, cluster.Range{Start: r.Start, End: math.MaxInt64})
-	}
-	if r.End > cluster.MinToken {
-		out = append(out, cluster.Range{Start: cluster.MinToken, End: r.End})
-	}
-	return out
 }

@@ -15,8 +15,10 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/google/uuid"
 	"github.com/sstable-flight/sstable-flight/flightserver/auth"
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
+	"github.com/sstable-flight/sstable-flight/flightserver/ring"
 	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/flightserver/transport"
 	"github.com/sstable-flight/sstable-flight/internal/iostall"
@@ -96,8 +98,13 @@ func New(cfg Config) (*Server, error) {
 				cfg.Logger.Warn("peer source's metrics not exported", "err", err)
 			}
 		}
-		svc.ring, svc.peers = newRingView(cc, cfg.Logger), newPeerChecks(cc, cfg.AuthToken)
-		svc.ring.start()
+		svc.ring = ring.NewView(&ring.Options{Discover: cc.Discover, Changes: cc.Changes, RefreshInterval: cc.RefreshInterval,
+			RefreshTimeout: cc.RefreshTimeout, ChangeDebounce: cc.ChangeDebounce, RingWait: cc.RingWait}, cfg.Logger)
+		roots := cc.peerRoots
+		svc.peers = ring.NewPeerChecks(cc.PeerTTL, cc.PeerTimeout, cfg.AuthToken, func(ctx context.Context, uri, token string) (uuid.UUID, error) {
+			return askNodeInfo(ctx, uri, token, roots)
+		})
+		svc.ring.Start()
 	}
 
 	opts := []grpc.ServerOption{
@@ -184,7 +191,7 @@ func (s *Server) RefreshSchema(ctx context.Context) error { return s.svc.refresh
 func (s *Server) Shutdown(ctx context.Context) error {
 	defer s.io.Close() // and its ticker goes
 	if s.svc.ring != nil {
-		defer s.svc.ring.close()
+		defer s.svc.ring.Close()
 	}
 	s.health.Shutdown()
 	done := make(chan struct{})

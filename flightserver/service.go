@@ -11,6 +11,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
+	"github.com/sstable-flight/sstable-flight/flightserver/ring"
 	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/flightserver/transport"
 )
@@ -39,8 +40,8 @@ type service struct {
 	scrub    *transport.Scrubber // the server's paths out of client messages
 	// ring and peers are set with Config.Cluster: the ring the server
 	// plans over and checks reads against, and its proven peers.
-	ring  *ringView
-	peers *peerChecks
+	ring  *ring.View
+	peers *ring.PeerChecks
 	// pins are the read times and snapshot epochs of the queries that
 	// named an id (Command.QueryID).
 	pins *queryPins

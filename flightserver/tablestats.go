@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/sstable-flight/sstable-flight/flightserver/ring"
 )
 
 // TableStats is table-stats' result (docs/flight-api.md, "Actions").
@@ -75,7 +77,7 @@ func (s *service) tableStats(ctx context.Context, keyspace, name string) (*Table
 		st.ScopeReason = err.Error()
 		return st, nil
 	}
-	scale := ringScale(share)
+	scale := ring.Scale(share)
 	st.TablePartitions = int64(math.Round(float64(st.Partitions) * scale))
 	st.TableRows = int64(math.Round(float64(st.Rows) * scale))
 	st.Scope, st.Share = ScopeRing, share
@@ -89,14 +91,14 @@ func (s *service) localShare(ctx context.Context, keyspace string) (float64, err
 	wait := s.cfg.Cluster.RingWait
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	rs, m, err := s.placement(ctx, keyspace)
+	rs, m, err := s.ring.Placement(ctx, keyspace)
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0, fmt.Errorf("estimate over the ring: the ring was not read within %v: %w", wait, err)
 		}
 		return 0, fmt.Errorf("estimate over the ring: %w", err)
 	}
-	share := replicatedShare(m, rs.local)
+	share := ring.ReplicatedShare(m, rs.Local())
 	if share <= 0 {
 		return 0, fmt.Errorf("estimate over the ring: this node replicates no range of keyspace %s", keyspace)
 	}

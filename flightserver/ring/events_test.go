@@ -1,4 +1,4 @@
-package flightserver
+package ring
 
 import (
 	"context"
@@ -27,15 +27,12 @@ func TestRingViewFollowsSchemaEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	cfg := &ClusterConfig{Peers: cluster.StaticPeers{}, RefreshInterval: 10 * time.Minute, Changes: changes.C(),
+	cfg := &Options{RefreshInterval: 10 * time.Minute, Changes: changes.C(), RefreshTimeout: 10 * time.Second, RingWait: 5 * time.Second, ChangeDebounce: 500 * time.Millisecond,
 		Discover: func(ctx context.Context) (*cluster.Topology, error) { return cluster.Discover(ctx, s) }}
-	if err := cfg.resolve(); err != nil {
-		t.Fatal(err)
-	}
-	v := newRingView(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	v.start()
-	defer v.close()
-	if _, err := v.view(context.Background()); err != nil {
+	v := NewView(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	v.Start()
+	defer v.Close()
+	if _, err := v.Get(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 
@@ -47,7 +44,7 @@ func TestRingViewFollowsSchemaEvents(t *testing.T) {
 	ks := fmt.Sprintf("clusterc_events%d", time.Now().UnixNano())
 	defer cassandratest.Exec(t, ddl, "DROP KEYSPACE IF EXISTS "+ks)
 	replicas := func() int {
-		m, err := v.cur.Load().replicas(ks)
+		m, err := v.cur.Load().Replicas(ks)
 		if err != nil {
 			return 0
 		}
@@ -80,17 +77,14 @@ func TestRingViewDebouncesChanges(t *testing.T) {
 	}
 	reads := make(chan struct{}, 100)
 	changes := make(chan struct{}, 1)
-	cfg := &ClusterConfig{Peers: cluster.StaticPeers{}, RefreshInterval: time.Hour, Changes: changes, ChangeDebounce: 100 * time.Millisecond,
+	cfg := &Options{RefreshInterval: time.Hour, Changes: changes, ChangeDebounce: 100 * time.Millisecond, RefreshTimeout: 10 * time.Second, RingWait: 5 * time.Second,
 		Discover: func(ctx context.Context) (*cluster.Topology, error) {
 			reads <- struct{}{}
 			return &cluster.Topology{Ring: ring}, nil
 		}}
-	if err := cfg.resolve(); err != nil {
-		t.Fatal(err)
-	}
-	v := newRingView(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	v.start()
-	defer v.close()
+	v := NewView(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	v.Start()
+	defer v.Close()
 	<-reads // the first read
 	burst := time.Now()
 	for range 50 {

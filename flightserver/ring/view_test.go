@@ -1,4 +1,4 @@
-package flightserver
+package ring
 
 import (
 	"context"
@@ -22,7 +22,7 @@ func TestRingViewBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	release := make(chan struct{})
-	cfg := &ClusterConfig{RefreshInterval: 10 * time.Millisecond, RefreshTimeout: time.Hour, RingWait: 50 * time.Millisecond, PeerTTL: time.Second, PeerTimeout: time.Second,
+	cfg := &Options{RefreshInterval: 10 * time.Millisecond, RefreshTimeout: time.Hour, RingWait: 50 * time.Millisecond,
 		Discover: func(ctx context.Context) (*cluster.Topology, error) {
 			switch calls.Add(1) {
 			case 1:
@@ -37,10 +37,10 @@ func TestRingViewBounded(t *testing.T) {
 				return nil, ctx.Err()
 			}
 		}}
-	v := newRingView(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	v.start()
+	v := NewView(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	v.Start()
 	start := time.Now()
-	if _, err := v.view(context.Background()); !errors.Is(err, errNoRing) {
+	if _, err := v.Get(context.Background()); !errors.Is(err, ErrNoRing) {
 		t.Fatalf("view before the first ring: %v, want errNoRing", err)
 	}
 	if d := time.Since(start); d > time.Second {
@@ -51,7 +51,7 @@ func TestRingViewBounded(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	start = time.Now()
-	st, err := v.view(context.Background())
+	st, err := v.Get(context.Background())
 	if err != nil || st.local != host(1) {
 		t.Fatalf("view during a hung refresh: %v, %v", st, err)
 	}
@@ -59,7 +59,7 @@ func TestRingViewBounded(t *testing.T) {
 		t.Fatalf("view waited %v during a hung refresh", d)
 	}
 	done := make(chan struct{})
-	go func() { v.close(); close(done) }()
+	go func() { v.Close(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
+	"github.com/sstable-flight/sstable-flight/flightserver/ring"
 )
 
 // TestCheckOwnedWithoutRing: a server that plans no ring refuses a ring
@@ -13,7 +14,7 @@ import (
 func TestCheckOwnedWithoutRing(t *testing.T) {
 	s := &service{}
 	err := s.checkOwned(context.Background(), &request.Ticket{Keyspace: "k", Table: "t", Range: &[2]request.Token{1, 2}, Ring: true})
-	if !errors.Is(err, errNotOwned) {
-		t.Fatalf("ring ticket on a server without a ring: %v, want errNotOwned", err)
+	if !errors.Is(err, ring.ErrNotOwned) {
+		t.Fatalf("ring ticket on a server without a ring: %v, want ring.ErrNotOwned", err)
 	}
 }

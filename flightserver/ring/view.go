@@ -1,4 +1,4 @@
-package flightserver
+package ring
 
 import (
 	"context"
@@ -17,7 +17,18 @@ import (
 
 // errNoRing marks a request that needs the ring when the server has none
 // yet (UNAVAILABLE: it may have one soon).
-var errNoRing = errors.New("no ring view")
+var ErrNoRing = errors.New("no ring view")
+
+// Options are what a View needs of the server's ClusterConfig, whose
+// fields of the same names document them.
+type Options struct {
+	Discover        func(ctx context.Context) (*cluster.Topology, error)
+	Changes         <-chan struct{}
+	RefreshInterval time.Duration
+	RefreshTimeout  time.Duration
+	ChangeDebounce  time.Duration
+	RingWait        time.Duration
+}
 
 // ringView is the server's picture of its cluster: the topology its own
 // node reports, read at start, every RefreshInterval and after the
@@ -26,10 +37,10 @@ var errNoRing = errors.New("no ring view")
 // Requests take the last one read without waiting (view), except before
 // the first, which they wait for up to RingWait: a refresh, however slow,
 // never holds a request longer.
-type ringView struct {
-	cfg  *ClusterConfig
+type View struct {
+	cfg  *Options
 	log  *slog.Logger
-	cur  atomic.Pointer[ringState]
+	cur  atomic.Pointer[State]
 	last atomic.Pointer[error] // the last refresh's failure, for errors
 
 	ready     chan struct{} // closed once cur is set
@@ -45,7 +56,7 @@ type ringView struct {
 
 // ringState is one topology and the server's node in it, with the
 // replica maps computed from it as keyspaces are asked for.
-type ringState struct {
+type State struct {
 	top   *cluster.Topology
 	local uuid.UUID
 	read  time.Time // real time: when its read began
@@ -54,14 +65,14 @@ type ringState struct {
 	maps map[string]cluster.ReplicaMap
 }
 
-func newRingView(cfg *ClusterConfig, log *slog.Logger) *ringView {
-	return &ringView{cfg: cfg, log: log, ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
+func NewView(cfg *Options, log *slog.Logger) *View {
+	return &View{cfg: cfg, log: log, ready: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
 		kick: make(chan struct{}, 1), stored: make(chan struct{})}
 }
 
-// start reads the ring now, then every RefreshInterval and
+// Start reads the ring now, then every RefreshInterval and
 // ChangeDebounce after a change is signalled, until close.
-func (v *ringView) start() {
+func (v *View) Start() {
 	go func() {
 		defer close(v.done)
 		t := time.NewTicker(v.cfg.RefreshInterval)
@@ -95,8 +106,8 @@ func (v *ringView) start() {
 	}()
 }
 
-// close stops the refreshes and waits for the one running.
-func (v *ringView) close() {
+// Close stops the refreshes and waits for the one running.
+func (v *View) Close() {
 	select {
 	case <-v.stop:
 	default:
@@ -108,7 +119,7 @@ func (v *ringView) close() {
 // refresh reads the topology once, within RefreshTimeout. A failure keeps
 // the last ring: the cluster is still as it was last seen until a read
 // says otherwise, and every read checks ownership again at DoGet.
-func (v *ringView) refresh() {
+func (v *View) refresh() {
 	ctx, cancel := context.WithTimeout(context.Background(), v.cfg.RefreshTimeout)
 	defer cancel()
 	go func() {
@@ -135,18 +146,18 @@ func (v *ringView) refresh() {
 }
 
 // ended wakes those waiting in newer for a refresh to end.
-func (v *ringView) ended() {
+func (v *View) ended() {
 	v.mu.Lock()
 	close(v.stored)
 	v.stored = make(chan struct{})
 	v.mu.Unlock()
 }
 
-// newer asks for a refresh now and returns the ring of the first one
+// Newer asks for a refresh now and returns the ring of the first one
 // that started after the call, waiting at most RingWait: for a keyspace
 // created since the last ring, whose replication that ring does not
 // know. Past the wait, or if the refreshes fail, the caller keeps old.
-func (v *ringView) newer(ctx context.Context, old *ringState) *ringState {
+func (v *View) Newer(ctx context.Context, old *State) *State {
 	since := time.Now()
 	t := time.NewTimer(v.cfg.RingWait)
 	defer t.Stop()
@@ -171,7 +182,7 @@ func (v *ringView) newer(ctx context.Context, old *ringState) *ringState {
 	}
 }
 
-func (v *ringView) read(ctx context.Context) (*ringState, error) {
+func (v *View) read(ctx context.Context) (*State, error) {
 	start := time.Now()
 	top, err := v.cfg.Discover(ctx)
 	if err != nil {
@@ -181,11 +192,11 @@ func (v *ringView) read(ctx context.Context) (*ringState, error) {
 	if !ok {
 		return nil, errors.New("read the ring: the server's own node owns no token")
 	}
-	return &ringState{top: top, local: local.HostID, read: start, maps: map[string]cluster.ReplicaMap{}}, nil
+	return &State{top: top, local: local.HostID, read: start, maps: map[string]cluster.ReplicaMap{}}, nil
 }
 
-// view returns the last ring read, waiting up to RingWait for the first.
-func (v *ringView) view(ctx context.Context) (*ringState, error) {
+// Get returns the last ring read, waiting up to RingWait for the first.
+func (v *View) Get(ctx context.Context) (*State, error) {
 	if st := v.cur.Load(); st != nil {
 		return st, nil
 	}
@@ -202,11 +213,19 @@ func (v *ringView) view(ctx context.Context) (*ringState, error) {
 	if e := v.last.Load(); e != nil {
 		why = (*e).Error()
 	}
-	return nil, fmt.Errorf("%w: the server has not read its node's ring (%s)", errNoRing, why)
+	return nil, fmt.Errorf("%w: the server has not read its node's ring (%s)", ErrNoRing, why)
 }
 
-// replicas is keyspace's placement on this ring, computed once.
-func (st *ringState) replicas(keyspace string) (cluster.ReplicaMap, error) {
+// Local is the server's node in the ring, Topology what its node
+// reported.
+func (st *State) Local() uuid.UUID            { return st.local }
+func (st *State) Topology() *cluster.Topology { return st.top }
+
+// Latest is the last ring read, without waiting; nil before the first.
+func (v *View) Latest() *State { return v.cur.Load() }
+
+// Replicas is keyspace's placement on this ring, computed once.
+func (st *State) Replicas(keyspace string) (cluster.ReplicaMap, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if m, ok := st.maps[keyspace]; ok {
