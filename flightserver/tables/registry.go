@@ -266,7 +266,15 @@ func (ts *Registry) find(ctx context.Context, keyspace, name string) (snapshot.T
 	if len(dirs) == 0 {
 		return snapshot.TableDir{}, fmt.Errorf("find table %s.%s: %w", keyspace, name, ErrNotFound)
 	}
-	td := ts.pickDir(ctx, keyspace, name, dirs)
+	// A table dropped and re-created has several directories
+	// (Cassandra leaves the old one, with its snapshots): the schema
+	// source's id names the current one, asked only then.
+	var id string
+	var known bool
+	if len(dirs) > 1 {
+		id, known = ts.schemas.TableID(ctx, keyspace, name)
+	}
+	td := snapshot.PickDir(dirs, id, known)
 	ts.mu.Lock()
 	ts.found[key] = foundDir{td: td, at: now}
 	ts.mu.Unlock()
@@ -293,23 +301,6 @@ func (ts *Registry) Forget() {
 		t.checked = time.Time{}
 	}
 	ts.mu.Unlock()
-}
-
-// pickDir chooses among the directories of a table that was dropped and
-// re-created (Cassandra leaves the old one, with its snapshots): the one
-// named by the table's current id when the schema source knows it, else
-// one holding SSTables.
-func (ts *Registry) pickDir(ctx context.Context, keyspace, name string, dirs []snapshot.TableDir) snapshot.TableDir {
-	if len(dirs) > 1 {
-		if id, ok := ts.schemas.TableID(ctx, keyspace, name); ok {
-			for _, d := range dirs {
-				if d.ID == id {
-					return d
-				}
-			}
-		}
-	}
-	return newestDir(dirs)
 }
 
 // leaseOf pairs a leased epoch with its table model, built again when
@@ -355,19 +346,6 @@ func (ts *Registry) leaseWarm(e *snapshot.Epoch) *Lease {
 		return &Lease{t: t, e: e, g: ts.guard}
 	}
 	return nil
-}
-
-// newestDir picks one directory of a table that was dropped and
-// re-created (Cassandra leaves the old directory with its snapshots): the
-// one holding SSTables.
-func newestDir(dirs []snapshot.TableDir) snapshot.TableDir {
-	best := dirs[len(dirs)-1]
-	for _, d := range dirs {
-		if len(d.SSTables) > 0 {
-			best = d
-		}
-	}
-	return best
 }
 
 // All lists every user table of the data directory, or in Sidecar mode
