@@ -64,7 +64,7 @@ type Config struct {
 	MetricsOpen bool
 	// TicketKeyFile holds the keys tickets are signed with, one a line in
 	// hex, at least MinTicketKeyBytes each: the first signs, every one
-	// verifies (ticketkey.go). The servers of a cluster share it. Empty:
+	// verifies (request/ticketkey.go). The servers of a cluster share it. Empty:
 	// a random key per process, so tickets are valid only on the server
 	// that planned them, until it restarts.
 	TicketKeyFile string
@@ -90,7 +90,7 @@ type Config struct {
 	// DefaultKeyCacheBytes, ~70,000 short keys; negative: none).
 	KeyCacheBytes int64
 	// QueryPins caps the query ids whose read time and snapshot epochs
-	// the server keeps (Command.QueryID, querypin.go), the oldest pin
+	// the server keeps (request.Command.QueryID, querypin.go), the oldest pin
 	// dropped for a new one (default DefaultQueryPins); QueryPinTTL is
 	// how long a pin lives from its query's first plan (default
 	// DefaultQueryPinTTL): the most a query's later plans may lag its

@@ -1,18 +1,33 @@
 // Package flightserver serves reconciled token ranges of Cassandra tables as
-// Arrow record batches over Arrow Flight: planning (splits covering the
-// ring exactly once), projection and key pushdown, Arrow encoding into
-// reused builders, admission control, and Prometheus metrics.
+// Arrow record batches over Arrow Flight. It is the RPC layer: the Flight
+// handlers, the server's Config and lifecycle, its metrics, and planning,
+// a thin layer over packages that each own one concern and never import
+// it:
 //
-// Tickets are signed (ticket.go: an HMAC-SHA256 envelope under keys a
-// cluster may share, ticketkey.go), so DoGet reads only what a plan
-// issued; it checks them again against the table (ticketcheck.go).
+//   - request: what clients send, the JSON command and the signed ticket
+//     (an HMAC-SHA256 envelope under keys a cluster may share), so DoGet
+//     reads only what a plan issued.
+//   - tables: the table registry, snapshot epochs leased per request, the
+//     schema sources, and a ticket checked again against its table.
+//   - arrowenc: CQL values into Arrow, the one batcher, the Flight data
+//     writer and the buffer pool.
+//   - transport: the defences between gRPC and the handlers (limits,
+//     admission, stall watches, connection caps).
+//   - ring: with Config.Cluster, the ring read from the server's own node,
+//     peers used only once they proved by node-info which node they
+//     serve, and the check that a ring ticket's node replicates it.
+//   - auth: the bearer token, TLS and client certificates, the admin
+//     endpoint.
 //
-// With Config.Cluster the server plans over its cluster's ring
-// (planring.go): the ring read from its own node (ringview.go), peers
-// used only once they proved by node-info which node they serve
-// (peercheck.go), each endpoint located on its range's replicas'
-// servers, balanced; DoGet reads a ring ticket only if its node
-// replicates all of it in its current ring (owned.go).
+// The files here: server.go (New, Serve, Shutdown), service.go and
+// doget.go (the RPCs), actions.go (the one list of Flight actions: to
+// add one, add its name and its entry there), plan.go and planring.go
+// (splits covering the ring exactly once; over a ring, each endpoint
+// located on its range's replicas' servers, balanced), querypin.go (the
+// read time and epochs a query_id shares), tablestats.go and nodeinfo.go
+// (two actions' results), interceptors.go and errors.go (statuses,
+// metrics and logs of every RPC), metrics.go, running.go, config.go and
+// clusterconfig.go.
 //
 // It composes snapshot, sstable and reconcile and owns everything gRPC and
 // Arrow. Config (config.go) is resolved once, by New: defaults applied
@@ -27,7 +42,7 @@
 // capped, closed when idle, and closed when they take nothing.
 //
 // Storage may never answer: the readers' opens and reads, and a table's
-// listing and snapshot (tables.guarded), run under one iostall.Guard,
+// listing and snapshot (tables.Registry), run under one iostall.Guard,
 // so a request fails with UNAVAILABLE after Config.IOTimeout instead of
 // hanging, and Shutdown returns within its context and a second, cutting
 // whatever still runs. A DoGet's merge reads with the stream's context

@@ -53,10 +53,10 @@ func (s *service) drain(ctx context.Context, m *reconcile.Merger, b *arrowenc.Ba
 }
 
 // ticketOf reads a DoGet ticket: one a plan issued, verified before it
-// is read (ticket.go), or a command (docs/flight-api.md) that plans to a
+// is read (request/ticket.go), or a command (docs/flight-api.md) that plans to a
 // single endpoint, which a client may send straight to DoGet to read a
 // few keys in one round trip. Their first bytes tell them apart
-// (ticketkind.go). Decoding costs many times the ticket's size, so it
+// (request/ticketkind.go). Decoding costs many times the ticket's size, so it
 // spends the decoding budget.
 func (s *service) ticketOf(ctx context.Context, b []byte) (*request.Ticket, error) {
 	n := int64(len(b) + 1)

@@ -116,10 +116,10 @@ func New(cfg Config) (*Server, error) {
 		// server's CPU under 32 concurrent point reads).
 		grpc.NumStreamWorkers(uint32(streamWorkers(cfg.MaxStreams))),
 		// A request that does not decode is INVALID_ARGUMENT, not
-		// INTERNAL (undecodable.go).
+		// INTERNAL (transport/undecodable.go).
 		grpc.ForceServerCodecV2(transport.NewRequestCodec()),
 	}
-	// What a request may hold before it is admitted (limits.go).
+	// What a request may hold before it is admitted (package transport).
 	svc.decoding = transport.NewBudget(int64(cfg.MaxDecodeBytes), cfg.AdmissionWait)
 	conns := transport.NewConnLimit(cfg.MaxConns, cfg.StreamStallTimeout, func(limit string) { m.refused.WithLabelValues(limit).Inc() })
 	m.connections(conns)

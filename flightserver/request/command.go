@@ -38,7 +38,7 @@ type Command struct {
 	Splits int `json:"splits,omitempty"`
 	// QueryID names the query this plan is one of: the plans naming one
 	// id share the read time of its first plan on this server and, per
-	// table, that table's first snapshot epoch (querypin.go).
+	// table, that table's first snapshot epoch (flightserver/querypin.go).
 	QueryID QueryID `json:"query_id,omitempty"`
 }
 

@@ -65,9 +65,9 @@ type Ticket struct {
 	// endpoint reads the same SSTables. A ring ticket has none: another
 	// server's epochs mean nothing to the one that reads it.
 	Epoch string `json:"epoch"`
-	// Ring marks a ticket planned over the cluster's ring (planring.go):
+	// Ring marks a ticket planned over the cluster's ring (flightserver/planring.go):
 	// any server of its locations may read it, from that server's current
-	// SSTables, once it checked its node replicates all of it (owned.go).
+	// SSTables, once it checked its node replicates all of it (ring/owned.go).
 	Ring bool `json:"ring,omitempty"`
 }
 
