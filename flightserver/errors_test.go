@@ -15,6 +15,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
 	"github.com/sstable-flight/sstable-flight/internal/flighttest"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 func cmd(t *testing.T, v any) *flight.FlightDescriptor {
@@ -90,7 +91,7 @@ func TestStatusCodes(t *testing.T) {
 		return tk.Epoch
 	}
 	many, clustered := epochOf("many"), epochOf("clustered")
-	whole := &[2]request.Token{0, 0}
+	whole := &[2]token.Token{0, 0}
 	seal := func(tk request.Ticket) string {
 		if tk.Now == 0 {
 			tk.Now = 1

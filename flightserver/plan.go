@@ -8,9 +8,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
-	"github.com/sstable-flight/sstable-flight/flightserver/ring"
 	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // rowsPerSplit sizes scan splits: enough work per endpoint to amortize a
@@ -222,7 +222,7 @@ func (s *service) planTickets(ctx context.Context, c *request.Command, withSchem
 		if r := c.TokenRange; r != nil {
 			start, end = int64(r.Start), int64(r.End)
 			if start != end {
-				fraction = ring.Fraction(start, end)
+				fraction = token.Range{Start: token.Token(start), End: token.Token(end)}.Fraction()
 			}
 		}
 		n := splitCount(c.Splits, int64(float64(rows)*fraction))
@@ -231,7 +231,7 @@ func (s *service) planTickets(ctx context.Context, c *request.Command, withSchem
 		}
 		for _, r := range splitRange(start, end, n) {
 			t := newTicket(c, now, l.Epoch().ID)
-			t.Range = &[2]request.Token{request.Token(r[0]), request.Token(r[1])}
+			t.Range = &[2]token.Token{token.Token(r[0]), token.Token(r[1])}
 			p.tickets = append(p.tickets, t)
 		}
 		p.rows = int64(float64(rows) * fraction)

@@ -16,6 +16,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
 	"github.com/sstable-flight/sstable-flight/flightserver/ring"
 	"github.com/sstable-flight/sstable-flight/flightserver/tables"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // ringMetadata is a ring plan's FlightInfo.app_metadata: each range is
@@ -132,19 +133,19 @@ func (s *service) planRing(ctx context.Context, c *request.Command, l *tables.Le
 		if r := c.TokenRange; r != nil {
 			want = cluster.Range{Start: cluster.Token(r.Start), End: cluster.Token(r.End)}
 		}
-		total := float64(rows) * scale * ring.RangeFraction(want)
+		total := float64(rows) * scale * want.Fraction()
 		n := splitCount(c.Splits, int64(total))
 		for _, rr := range m {
-			for _, piece := range ring.Intersect(rr.Range, want) {
-				f := ring.RangeFraction(piece) / ring.RangeFraction(want)
+			for _, piece := range rr.Range.Intersect(want) {
+				f := piece.Fraction() / want.Fraction()
 				k := max(1, int(math.Round(float64(n)*f)))
 				if c.Limit > 0 && c.Splits == 0 {
 					k = 1 // one stream per range stops after limit rows
 				}
 				for _, r := range splitRange(int64(piece.Start), int64(piece.End), k) {
 					t := newRingTicket()
-					t.Range = &[2]request.Token{request.Token(r[0]), request.Token(r[1])}
-					w := ring.RangeFraction(cluster.Range{Start: cluster.Token(r[0]), End: cluster.Token(r[1])})
+					t.Range = &[2]token.Token{token.Token(r[0]), token.Token(r[1])}
+					w := cluster.Range{Start: cluster.Token(r[0]), End: cluster.Token(r[1])}.Fraction()
 					splits = append(splits, ringSplit{t: t, servers: hostIDs(rr.Replicas), weight: w})
 				}
 			}
@@ -155,7 +156,7 @@ func (s *service) planRing(ctx context.Context, c *request.Command, l *tables.Le
 		if c.Limit > 0 && c.Splits == 0 {
 			splits = mergeAdjacent(splits)
 		}
-		p.rows = int64(float64(rows) * scale * ring.RangeFraction(want))
+		p.rows = int64(float64(rows) * scale * want.Fraction())
 	}
 	locations, err := balance(splits, servers)
 	if err != nil {

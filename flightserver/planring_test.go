@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 func host(b byte) uuid.UUID {
@@ -47,11 +48,11 @@ func TestBalanceRFAll(t *testing.T) {
 // the locations; a split with none is an error naming its range.
 func TestBalanceUnproven(t *testing.T) {
 	servers := map[uuid.UUID]string{host(1): "grpc://a:1"}
-	locs, err := balance([]ringSplit{{t: &request.Ticket{Range: &[2]request.Token{0, 10}}, servers: []uuid.UUID{host(2), host(1)}, weight: 1}}, servers)
+	locs, err := balance([]ringSplit{{t: &request.Ticket{Range: &[2]token.Token{0, 10}}, servers: []uuid.UUID{host(2), host(1)}, weight: 1}}, servers)
 	if err != nil || len(locs[0]) != 1 || locs[0][0] != "grpc://a:1" {
 		t.Fatalf("locations %v, %v: want only the proven server", locs, err)
 	}
-	_, err = balance([]ringSplit{{t: &request.Ticket{Range: &[2]request.Token{0, 10}}, servers: []uuid.UUID{host(2), host(3)}, weight: 1}}, servers)
+	_, err = balance([]ringSplit{{t: &request.Ticket{Range: &[2]token.Token{0, 10}}, servers: []uuid.UUID{host(2), host(3)}, weight: 1}}, servers)
 	if err == nil || !strings.Contains(err.Error(), "range (0,10]") {
 		t.Fatalf("no proven server: %v, want an error naming range (0,10]", err)
 	}

@@ -22,9 +22,9 @@ import (
 	"github.com/sstable-flight/sstable-flight/cluster"
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
-	"github.com/sstable-flight/sstable-flight/flightserver/request"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 	"github.com/sstable-flight/sstable-flight/internal/ringtest"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // ringRows is how many partitions the ring tests write: enough that each
@@ -61,9 +61,9 @@ func dialURI(t *testing.T, uri string) flight.Client {
 // ticketPayload reads a sealed ticket's JSON payload (ticket.go: a
 // five-byte header, the payload, a 32-byte MAC).
 func ticketPayload(t *testing.T, b []byte) (tk struct {
-	Range *[2]request.Token `json:"range"`
-	Keys  [][]byte          `json:"keys"`
-	Ring  bool              `json:"ring"`
+	Range *[2]token.Token `json:"range"`
+	Keys  [][]byte        `json:"keys"`
+	Ring  bool            `json:"ring"`
 }) {
 	t.Helper()
 	if err := json.Unmarshal(b[5:len(b)-32], &tk); err != nil {

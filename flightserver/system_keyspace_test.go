@@ -16,6 +16,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
 	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
 	"github.com/sstable-flight/sstable-flight/internal/flighttest"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // TestSystemKeyspacesNeverServed serves a real node's data directory
@@ -69,7 +70,7 @@ func TestSystemKeyspacesNeverServed(t *testing.T) {
 		// A ticket naming one, signed with the server's key (as if the
 		// planner had a bug or the key leaked), is denied all the same.
 		ticket := flightserver.SealTicket(ts.srv, &request.Ticket{Keyspace: ks, Table: tbl,
-			Range: &[2]request.Token{0, 0}, Now: 1700000000, Epoch: "1"})
+			Range: &[2]token.Token{0, 0}, Now: 1700000000, Epoch: "1"})
 		denied("DoGet ticket "+what, flighttest.DrainDoGet(ctx, ts.client, ticket))
 		command := `{"version":1,"keyspace":"` + ks + `","table":"` + tbl + `","splits":1}`
 		denied("DoGet command "+what, flighttest.DrainDoGet(ctx, ts.client, []byte(command)))

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
+
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // CommandVersion is the version of the JSON command this server reads.
@@ -99,28 +100,8 @@ type ClusteringBound struct {
 // TokenRange is a Murmur3 token range (start, end]. Tokens are JSON
 // numbers or strings (int64 exceeds what many JSON clients keep exact).
 type TokenRange struct {
-	Start Token `json:"start"`
-	End   Token `json:"end"`
-}
-
-// Token is an int64 that reads from a JSON number or string and writes as
-// a string.
-type Token int64
-
-// UnmarshalJSON reads a number or a string holding one.
-func (t *Token) UnmarshalJSON(b []byte) error {
-	b = bytes.Trim(b, `"`)
-	v, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil {
-		return fmt.Errorf("read token %s: %w", b, err)
-	}
-	*t = Token(v)
-	return nil
-}
-
-// MarshalJSON writes a string.
-func (t Token) MarshalJSON() ([]byte, error) {
-	return []byte(`"` + strconv.FormatInt(int64(t), 10) + `"`), nil
+	Start token.Token `json:"start"`
+	End   token.Token `json:"end"`
 }
 
 // ParseCommand reads and checks a command's shape; names and values are

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // A ticket is one endpoint's work, sealed by the server that planned it
@@ -51,7 +52,7 @@ type Ticket struct {
 	// CountOnly is Command.CountOnly: no columns, row counts only.
 	CountOnly bool `json:"count,omitempty"`
 	// Range is (start, end] in tokens; Start == End is the whole ring.
-	Range *[2]Token `json:"range,omitempty"`
+	Range *[2]token.Token `json:"range,omitempty"`
 	// Keys are serialized partition keys (base64 in JSON), distinct and
 	// in ring order, read in turn in one stream: an IN list costs one
 	// stream, not one per key.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sstable-flight/sstable-flight/snapshot"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // TestTicketKeyFile: a key file that holds no usable key is refused with
@@ -69,7 +70,7 @@ func TestRandomTicketKeys(t *testing.T) {
 	if len(a.keys[0]) != MinTicketKeyBytes || string(a.keys[0]) == string(b.keys[0]) {
 		t.Fatalf("random keys %x and %x", a.keys[0], b.keys[0])
 	}
-	sealed, err := a.Seal(&Ticket{Keyspace: "ks", Table: "t", Range: &[2]Token{1, 2}, Now: 1, Epoch: "e"})
+	sealed, err := a.Seal(&Ticket{Keyspace: "ks", Table: "t", Range: &[2]token.Token{1, 2}, Now: 1, Epoch: "e"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // testKeys are ticket keys for tests of the package.
@@ -93,7 +95,7 @@ func FuzzTicketOrCommand(f *testing.F) {
 		}
 		// b as a ticket's names: sealed, it is a ticket and opens;
 		// one byte changed anywhere, it does not.
-		tk := &Ticket{Keyspace: "ks", Table: string(b), Columns: []string{string(b)}, Range: &[2]Token{1, 2}, Now: 1, Epoch: "e"}
+		tk := &Ticket{Keyspace: "ks", Table: string(b), Columns: []string{string(b)}, Range: &[2]token.Token{1, 2}, Now: 1, Epoch: "e"}
 		sealed, err := keys.Seal(tk)
 		if err != nil {
 			return // too large to issue

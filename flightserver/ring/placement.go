@@ -1,10 +1,8 @@
 package ring
 
 import (
-	"cmp"
 	"context"
 	"math"
-	"slices"
 
 	"github.com/google/uuid"
 
@@ -23,7 +21,7 @@ func ReplicatedShare(m cluster.ReplicaMap, host uuid.UUID) float64 {
 	share := 0.0
 	for _, rr := range m {
 		if rr.Replicates(host) {
-			share += RangeFraction(rr.Range)
+			share += rr.Range.Fraction()
 		}
 	}
 	return min(share, 1)
@@ -61,57 +59,3 @@ type PlacementError struct{ err error }
 
 func (e PlacementError) Error() string { return e.err.Error() }
 func (e PlacementError) Unwrap() error { return e.err }
-
-// Fraction is the share of the ring in (start, end].
-func Fraction(start, end int64) float64 {
-	w := float64(end) - float64(start)
-	if w < 0 {
-		w += math.Exp2(64)
-	}
-	return w / math.Exp2(64)
-}
-
-// RangeFraction is r's share of the ring (the whole ring when Start ==
-// End).
-func RangeFraction(r cluster.Range) float64 {
-	if r.Start == r.End {
-		return 1
-	}
-	return Fraction(int64(r.Start), int64(r.End))
-}
-
-// Intersect returns the tokens of both a and b as ranges that do not
-// wrap, in ring order: each range is cut where it wraps, into (s, max]
-// and (min, e], and the pieces compared.
-func Intersect(a, b cluster.Range) []cluster.Range {
-	var out []cluster.Range
-	for _, x := range linear(a) {
-		for _, y := range linear(b) {
-			lo, hi := max(x.Start, y.Start), min(x.End, y.End)
-			if lo < hi {
-				out = append(out, cluster.Range{Start: lo, End: hi})
-			}
-		}
-	}
-	slices.SortFunc(out, func(p, q cluster.Range) int { return cmp.Compare(p.Start, q.Start) })
-	return out
-}
-
-// linear cuts r into ranges with Start < End: the whole ring is (min,
-// max], a wrapping range its two pieces.
-func linear(r cluster.Range) []cluster.Range {
-	switch {
-	case r.Start == r.End:
-		return []cluster.Range{{Start: cluster.MinToken, End: math.MaxInt64}}
-	case r.Start < r.End:
-		return []cluster.Range{r}
-	}
-	out := []cluster.Range{}
-	if r.Start < math.MaxInt64 {
-		out = append(out, cluster.Range{Start: r.Start, End: math.MaxInt64})
-	}
-	if r.End > cluster.MinToken {
-		out = append(out, cluster.Range{Start: cluster.MinToken, End: r.End})
-	}
-	return out
-}

@@ -1,7 +1,6 @@
 package ring
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -60,7 +59,7 @@ func TestReplicatedShare(t *testing.T) {
 		{"RF above the nodes: everything", 5, three, []float64{1, 1, 1}},
 		// Node a's two adjacent tokens end two ranges of the walk, which
 		// SimpleStrategy places on a and then the next other node.
-		{"vnodes, RF 1", 1, [][]cluster.Token{{0, 100}, {q}}, []float64{1 - Fraction(100, q), Fraction(100, q)}},
+		{"vnodes, RF 1", 1, [][]cluster.Token{{0, 100}, {q}}, []float64{1 - cluster.Range{Start: 100, End: q}.Fraction(), cluster.Range{Start: 100, End: q}.Fraction()}},
 		{"vnodes, RF 2: each range once", 2, [][]cluster.Token{{0, 100}, {q}}, []float64{1, 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,31 +94,5 @@ func TestReplicatedShare(t *testing.T) {
 	}
 	if math.Abs(Scale(0)-1e9) > 1 || !near(Scale(0.5), 2) {
 		t.Errorf("ringScale(0) = %v, ringScale(0.5) = %v: want the bound 1e9 and 2", Scale(0), Scale(0.5))
-	}
-}
-
-func TestIntersect(t *testing.T) {
-	whole := cluster.Range{Start: cluster.MinToken, End: cluster.MinToken}
-	for _, c := range []struct {
-		a, b cluster.Range
-		want []cluster.Range
-	}{
-		{cluster.Range{Start: 0, End: 10}, whole, []cluster.Range{{Start: 0, End: 10}}},
-		{cluster.Range{Start: 10, End: 0}, whole, []cluster.Range{{Start: cluster.MinToken, End: 0}, {Start: 10, End: math.MaxInt64}}},
-		{cluster.Range{Start: 10, End: 0}, cluster.Range{Start: -5, End: 20}, []cluster.Range{{Start: -5, End: 0}, {Start: 10, End: 20}}},
-		{cluster.Range{Start: 0, End: 10}, cluster.Range{Start: 10, End: 20}, nil},
-	} {
-		t.Run(fmt.Sprintf("%s∩%s", c.a, c.b), func(t *testing.T) {
-			got := Intersect(c.a, c.b)
-			if len(got) != len(c.want) {
-				t.Errorf("%s ∩ %s = %v, want %v", c.a, c.b, got, c.want)
-				return
-			}
-			for i := range got {
-				if got[i] != c.want[i] {
-					t.Errorf("%s ∩ %s = %v, want %v", c.a, c.b, got, c.want)
-				}
-			}
-		})
 	}
 }
