@@ -50,7 +50,7 @@ corpus-full: deps
 # production refill (the partition key's buffer swap, which invariants
 # builds replace) runs in CI too, TestPartitionKeyHolds pinning it.
 check-corpus-full: corpus-full
-	SSTF_CORPUS=$(abspath $(FULL)) $(GO) test -count=1 ./internal/corpus ./sstable ./sstable/dump ./reconcile \
+	SSTF_CORPUS=$(abspath $(FULL)) $(GO) test -count=1 ./internal/testkit/corpus ./sstable ./sstable/dump ./reconcile \
 		-run 'TestCoverage$$|TestMatchesSSTableDump|TestPointAndRangeMatchFullScan|TestScanMatchesDumpStructure|TestStatisticsMatchSchema|TestPartitionKeyHolds$$|TestMatchesCQL$$'
 
 # Every native fuzzer for a few seconds: mutated real files must never
@@ -105,7 +105,7 @@ corpus: deps
 
 # The storage modes the benchmarks run on: 5.0's own BIG and BTI formats.
 # Each is one of the harness's modes, whose one list is
-# internal/cassandratest/mode.go (go run ./cmd/cassandra-harness modes
+# internal/testkit/cassandratest/mode.go (go run ./cmd/cassandra-harness modes
 # prints it); TestModeListsAgree fails when one is not.
 BENCH_MODES := oa da
 empty :=

@@ -25,7 +25,7 @@
 // oracle is Cassandra itself: the tests compare Replicas, range for range
 // and endpoint for endpoint in order, with `nodetool describering` (and
 // keys with `nodetool getendpoints`) on a real three-node cluster
-// (describering_test.go, internal/cassandratest's SharedCluster).
+// (describering_test.go, internal/testkit/cassandratest's SharedCluster).
 //
 // NB: a node that is joining, leaving or moving is placed as the ring
 // says now (its tokens in system.peers_v2), not as Cassandra's pending

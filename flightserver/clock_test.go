@@ -9,7 +9,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
-	"github.com/sstable-flight/sstable-flight/internal/testclock"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/testclock"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 

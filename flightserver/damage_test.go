@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sstable-flight/sstable-flight/internal/diskdamage"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/diskdamage"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 
@@ -27,7 +27,7 @@ type damageFormat struct {
 }
 
 // TestDamagedDisk is issue #15's acceptance test for failing disks
-// (internal/diskdamage): in each snapshot mode, every component of an
+// (internal/testkit/diskdamage): in each snapshot mode, every component of an
 // SSTable of each format (nb, oa, da; corpus.timestamps generation 3,
 // which holds the newest values of some rows, so leaving it out shows) is
 // deleted, replaced by a directory, a FIFO, a symlink out of the data

@@ -15,7 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
-	"github.com/sstable-flight/sstable-flight/internal/diskdamage"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/diskdamage"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar/sidecartest"

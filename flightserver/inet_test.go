@@ -15,7 +15,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/flightserver/tables"
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
 )
 
 // TestInetKeysMatchCQL looks rows up by inet partition keys and clustering

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
-	"github.com/sstable-flight/sstable-flight/internal/corpus"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 )
 
 // pyVenv builds the pyarrow venv once per test binary

@@ -22,8 +22,8 @@ import (
 	"github.com/sstable-flight/sstable-flight/cluster"
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
-	"github.com/sstable-flight/sstable-flight/internal/ringtest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/ringtest"
 	"github.com/sstable-flight/sstable-flight/token"
 )
 
@@ -31,7 +31,7 @@ import (
 // server's share of rows is its share of the ring within a percent or two.
 const ringRows = 6000
 
-// ringFixture is internal/ringtest's ring over keyspace plan_ring, with a
+// ringFixture is internal/testkit/ringtest's ring over keyspace plan_ring, with a
 // client of each server.
 type ringFixture struct {
 	*ringtest.Fixture

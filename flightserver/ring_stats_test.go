@@ -13,9 +13,9 @@ import (
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
-	"github.com/sstable-flight/sstable-flight/internal/ringtest"
-	"github.com/sstable-flight/sstable-flight/internal/testclock"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/ringtest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/testclock"
 )
 
 // TestRingTableStatsAndReadTime: on the three-node cluster, a keyspace

@@ -15,7 +15,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
-	"github.com/sstable-flight/sstable-flight/internal/flighttest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/flighttest"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 

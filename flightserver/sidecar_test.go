@@ -17,9 +17,9 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
-	"github.com/sstable-flight/sstable-flight/internal/corpus"
-	"github.com/sstable-flight/sstable-flight/internal/diskdamage"
-	"github.com/sstable-flight/sstable-flight/internal/testclock"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/diskdamage"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/testclock"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar/sidecartest"

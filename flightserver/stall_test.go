@@ -17,7 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
-	"github.com/sstable-flight/sstable-flight/internal/flighttest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/flighttest"
 )
 
 // Issue #15, finding 3: clients that stop reading, or never send, or sit

@@ -14,8 +14,8 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
-	"github.com/sstable-flight/sstable-flight/internal/flighttest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/flighttest"
 	"github.com/sstable-flight/sstable-flight/token"
 )
 

@@ -14,8 +14,8 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
-	"github.com/sstable-flight/sstable-flight/internal/corpus"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 )
 
 // TestNamedVersion reads a table whose keyspace, table and a column are

@@ -11,7 +11,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/cluster"
 	"github.com/sstable-flight/sstable-flight/flightserver"
-	"github.com/sstable-flight/sstable-flight/internal/ringtest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/ringtest"
 )
 
 const clusterRows = 3000

@@ -11,7 +11,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/flightserver/tables"
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
 )
 
 // TestCompareCQLSameOps runs both arms against a real node and the server

@@ -16,8 +16,8 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
-	"github.com/sstable-flight/sstable-flight/internal/flighttest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/flighttest"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 

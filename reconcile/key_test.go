@@ -5,7 +5,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/sstable-flight/sstable-flight/internal/corpus"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 	"github.com/sstable-flight/sstable-flight/reconcile"
 	"github.com/sstable-flight/sstable-flight/reconcile/reconciletest"
 	"github.com/sstable-flight/sstable-flight/sstable"

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
 )
 
 // TestMain stops the Cassandra node the random differential test started

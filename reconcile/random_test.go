@@ -19,9 +19,9 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
-	"github.com/sstable-flight/sstable-flight/internal/canon"
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
-	"github.com/sstable-flight/sstable-flight/internal/corpus"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/canon"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 	"github.com/sstable-flight/sstable-flight/reconcile"
 	"github.com/sstable-flight/sstable-flight/reconcile/reconciletest"
 	"github.com/sstable-flight/sstable-flight/sstable"

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sstable-flight/sstable-flight/internal/corpus"
 	"github.com/sstable-flight/sstable-flight/internal/invariants"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 	"github.com/sstable-flight/sstable-flight/reconcile"
 	"github.com/sstable-flight/sstable-flight/reconcile/reconciletest"
 )

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sstable-flight/sstable-flight/internal/corpus"
-	"github.com/sstable-flight/sstable-flight/internal/testclock"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/testclock"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sstable-flight/sstable-flight/internal/testclock"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/testclock"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar/sidecartest"
 )

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/sstable-flight/sstable-flight/internal/corpus"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 )
 
 // copySSTable copies every component of the SSTable prefix in dir to a

@@ -10,19 +10,19 @@ import (
 // format (Descriptor.Format), oldest first: ma…me (3.x), na, nb, nc (4.x,
 // and 5.0 in compatibility mode), oa (5.0 BIG), da (5.0 BTI). It is the
 // one list of them: ParseVersion accepts exactly these, and each version a
-// harness mode writes (internal/cassandratest's modes) must be here.
+// harness mode writes (internal/testkit/cassandratest's modes) must be here.
 //
 // To add a format version, touch:
 //   - this list, and ParseVersion's flags for what the version changes
 //     (a new flag where it changes something no flag covers yet, and the
 //     decoders under sstable/ that branch on it);
-//   - internal/cassandratest/mode.go, if the Cassandra of the harness
+//   - internal/testkit/cassandratest/mode.go, if the Cassandra of the harness
 //     writes it: the mode that writes it (its versions) or a new mode
 //     (its format, versions and cassandra.yaml settings); every corpus
 //     loop, the corpus generator and the harness's -mode follow that list;
 //   - for a new mode, TestCluster.MODES in the Trino suite
 //     (trino/src/test/java/io/sstableflight/trino/it/TestCluster.java),
-//     which internal/cassandratest's TestModeListsAgree holds to the list;
+//     which internal/testkit/cassandratest's TestModeListsAgree holds to the list;
 //   - then regenerate the committed corpus (make corpus) and run the
 //     coverage check (make check-corpus-full).
 //

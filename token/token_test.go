@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sstable-flight/sstable-flight/internal/corpus"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 	"github.com/sstable-flight/sstable-flight/token"
 	"github.com/sstable-flight/sstable-flight/token/murmur3"

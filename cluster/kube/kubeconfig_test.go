@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/sstable-flight/sstable-flight/internal/testpki"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/testpki"
 )
 
 // pemFiles are a CA, a client certificate and key and a token, as PEM

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
 	"github.com/sstable-flight/sstable-flight/loadgen"
 	"github.com/sstable-flight/sstable-flight/loadgen/flightbench"
 	"github.com/sstable-flight/sstable-flight/loadgen/testbed"

@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
 	"github.com/sstable-flight/sstable-flight/loadgen"
 	"github.com/sstable-flight/sstable-flight/loadgen/testbed"
 	"github.com/sstable-flight/sstable-flight/loadgen/trinobench"

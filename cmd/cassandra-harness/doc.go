@@ -1,6 +1,6 @@
 // Command cassandra-harness starts, drives and stops a local Apache
 // Cassandra 5.0 node, or a cluster of nodes on 127.0.0.1, .2, … (see
-// internal/cassandratest).
+// internal/testkit/cassandratest).
 //
 //	cassandra-harness run [-mode oa] [-cluster 3] -- CMD ARGS...   node (and cluster) around one command (make test)
 //	cassandra-harness start [-mode oa] -dir DIR       start and leave running

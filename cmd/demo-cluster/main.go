@@ -1,6 +1,6 @@
 // Command demo-cluster shows the servers planning over a ring: it starts
 // three Cassandra 5.0 nodes on 127.0.0.1, .2 and .3 (one machine,
-// loopback addresses; internal/cassandratest), writes a keyspace at RF 2
+// loopback addresses; internal/testkit/cassandratest), writes a keyspace at RF 2
 // through CQL, starts one sstable-flight per node (--cassandra its node,
 // --peers all three, one shared ticket key), scans the table through one
 // of them, each endpoint read from its locations, and prints the rows
@@ -34,7 +34,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
 	"github.com/sstable-flight/sstable-flight/loadgen"
 )
 

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sstable-flight/sstable-flight/internal/flighttest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/flighttest"
 )
 
 // TestAdminListenEmptyIsOff: --admin-listen "" serves no admin port:

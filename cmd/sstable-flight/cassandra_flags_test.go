@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sstable-flight/sstable-flight/internal/testpki"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/testpki"
 )
 
 func TestCassandraFlagsRefused(t *testing.T) {

@@ -32,9 +32,9 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
-	"github.com/sstable-flight/sstable-flight/internal/flighttest"
-	"github.com/sstable-flight/sstable-flight/internal/testpki"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/flighttest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/testpki"
 )
 
 const (

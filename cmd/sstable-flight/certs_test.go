@@ -9,7 +9,7 @@ import (
 	"net"
 	"testing"
 
-	"github.com/sstable-flight/sstable-flight/internal/testpki"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/testpki"
 )
 
 // pki is the PEM files of a test CA and what it signed.

@@ -1,7 +1,7 @@
 package main_test
 
 // Issue #15's damaged-disk acceptance test through the binary, in both
-// snapshot modes: internal/diskdamage's sweep, one process per mode.
+// snapshot modes: internal/testkit/diskdamage's sweep, one process per mode.
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 
-	"github.com/sstable-flight/sstable-flight/internal/corpus"
-	"github.com/sstable-flight/sstable-flight/internal/diskdamage"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/diskdamage"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar/sidecartest"
 )
 

@@ -27,7 +27,7 @@ import (
 	"google.golang.org/grpc/mem"
 
 	"github.com/sstable-flight/sstable-flight/flightserver"
-	"github.com/sstable-flight/sstable-flight/internal/flighttest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/flighttest"
 )
 
 // rawClient is a Flight client on a connection of its own.

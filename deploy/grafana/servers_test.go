@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sstable-flight/sstable-flight/internal/flighttest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/flighttest"
 )
 
 // corpus is the committed oa corpus the servers serve (a copy of it:

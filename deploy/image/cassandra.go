@@ -20,7 +20,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
 )
 
 // cassandraRepo is the image's name, on a registry host no pull can

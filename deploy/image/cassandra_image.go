@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"github.com/sstable-flight/sstable-flight/deploy/image/cassandra"
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
 )
 
 // cassandraCreated is every time in the image: the epoch, so the same

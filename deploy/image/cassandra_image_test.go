@@ -34,7 +34,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
 	"github.com/sstable-flight/sstable-flight/deploy/image/cassandra"
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
 )
 
 // The environment the test gives the container: the chart's variables

@@ -1,7 +1,7 @@
 package main
 
 // What the Cassandra image is made of, found before anything is built:
-// the harness's JDK 17 and Cassandra classpath (internal/cassandratest
+// the harness's JDK 17 and Cassandra classpath (internal/testkit/cassandratest
 // resolves both, with Maven into ~/.m2, and caches the classpath), the
 // sources of the builder and the entrypoint, and the Go toolchain.
 
@@ -17,7 +17,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
 )
 
 // cassandraInputs are the inputs known before a build; the host's shared

@@ -27,7 +27,7 @@ import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/sstable-flight/sstable-flight/deploy/image/cassandra"
-	"github.com/sstable-flight/sstable-flight/internal/flighttest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/flighttest"
 )
 
 // containerMemory is the container's memory limit: room for the test's

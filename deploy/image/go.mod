@@ -50,6 +50,6 @@ require (
 )
 
 // The tests read the corpus and find the server's address with the
-// server's own test helpers (internal/corpus, internal/flighttest): the
+// server's own test helpers (internal/testkit/corpus, internal/testkit/flighttest): the
 // builder itself imports nothing of the server.
 replace github.com/sstable-flight/sstable-flight => ../..

@@ -31,8 +31,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/sstable-flight/sstable-flight/internal/corpus"
-	"github.com/sstable-flight/sstable-flight/internal/flighttest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/flighttest"
 )
 
 // corpusTable is the table the test reads, with its expected rows in

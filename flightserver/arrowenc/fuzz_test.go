@@ -8,7 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/arrowenc"
-	"github.com/sstable-flight/sstable-flight/internal/canon"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/canon"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/sstable-flight/sstable-flight/cluster"
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
 )
 
 // TestRingViewFollowsSchemaEvents: on the real cluster, with the

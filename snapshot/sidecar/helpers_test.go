@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sstable-flight/sstable-flight/internal/corpus"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar/sidecartest"
 	"github.com/sstable-flight/sstable-flight/sstable"

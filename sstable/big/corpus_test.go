@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sstable-flight/sstable-flight/internal/corpus"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 	"github.com/sstable-flight/sstable-flight/token"

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sstable-flight/sstable-flight/internal/corpus"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable/compress"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 )

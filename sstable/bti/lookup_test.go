@@ -6,7 +6,7 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/sstable-flight/sstable-flight/internal/corpus"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable/bti"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 	"github.com/sstable-flight/sstable-flight/token"

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	// Named so, as corpus is this package's list of corpus SSTables.
-	corpuspkg "github.com/sstable-flight/sstable-flight/internal/corpus"
+	corpuspkg "github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )

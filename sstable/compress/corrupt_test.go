@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	corpuspkg "github.com/sstable-flight/sstable-flight/internal/corpus"
+	corpuspkg "github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 )
 

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/sstable-flight/sstable-flight/internal/corpus"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 )
 
 // headerEntry is one type string found in a Statistics.db serialization

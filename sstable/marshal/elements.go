@@ -31,7 +31,7 @@ import (
 // a length does not overrun the bytes left; and no byte follows the last
 // value. The rule only rejects early what reading the values would
 // reject anyway: a corrupt count costs no work before it is refused.
-// internal/canon and internal/corpus split these values on their own on
+// internal/testkit/canon and internal/testkit/corpus split these values on their own on
 // purpose: they are the independent renderings tests compare against.
 
 // Elements reads the values framed inside one serialized collection,

@@ -14,7 +14,7 @@ import java.util.Set;
 
 /**
  * Cassandra's own operations on the harness's node over its local JMX port
- * (no authentication, as internal/cassandratest configures it), through
+ * (no authentication, as internal/testkit/cassandratest configures it), through
  * the JDK's JMX client: what nodetool import does, without nodetool.
  */
 final class CassandraJmx

@@ -14,7 +14,7 @@ import java.util.List;
  * -cluster 3 exports its directory as SSTF_CASSANDRA_CLUSTER_DIR): its
  * loopback address (127.0.0.1, .2, .3), data centre, CQL and JMX ports and directory,
  * read from the {@code cluster.json} and {@code <node>/node.json} files the
- * harness writes (internal/cassandratest).
+ * harness writes (internal/testkit/cassandratest).
  */
 record ClusterNode(String address, String dc, int cqlPort, int jmxPort, Path dir)
 {

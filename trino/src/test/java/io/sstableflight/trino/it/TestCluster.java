@@ -47,7 +47,7 @@ public final class TestCluster
 {
     /**
      * The corpus formats, one server each: the Go harness's storage modes,
-     * in its order. Their one list is internal/cassandratest/mode.go
+     * in its order. Their one list is internal/testkit/cassandratest/mode.go
      * ({@code go run ./cmd/cassandra-harness modes} prints it), and its
      * TestModeListsAgree fails when this one differs.
      */

@@ -273,7 +273,7 @@ func splitValues(data []byte, n int) ([][]byte, []byte, error) {
 // non-finite values, which JSON numbers cannot carry, as strings, and
 // finite ones in the shortest form that round-trips at the type's own
 // width. Every canonicalizer (of CQL results here, of SSTable bytes in
-// internal/canon, of Arrow values in arrowenc's tests) formats floats
+// internal/testkit/canon, of Arrow values in arrowenc's tests) formats floats
 // through it.
 func Float(f float64, bits int) any {
 	switch {

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
 )
 
 // Feature is one item of the coverage list: something every mode's corpus

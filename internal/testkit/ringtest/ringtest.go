@@ -1,5 +1,5 @@
 // Package ringtest runs the servers of a ring test: the shared
-// three-node cluster (internal/cassandratest's SharedCluster) with one
+// three-node cluster (internal/testkit/cassandratest's SharedCluster) with one
 // keyspace at RF 2 written through CQL at consistency ALL and flushed on
 // every node, and one sstable-flight server per node reading that
 // node's data directory in place, all sharing one ticket key and finding
@@ -30,7 +30,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/flightserver/tables"
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
-	"github.com/sstable-flight/sstable-flight/internal/cassandratest"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
 )
 
 // BenchKeyspace holds the benchmark tables: narrow (text key, ~100-byte

@@ -35,7 +35,7 @@ func TestModeVersionsAreRead(t *testing.T) {
 // Modes: the Trino suite's TestCluster.MODES (every mode, in order) and
 // the Makefile's BENCH_MODES (some of them).
 func TestModeListsAgree(t *testing.T) {
-	root := filepath.Join("..", "..")
+	root := filepath.Join("..", "..", "..")
 	want := ModeNames()
 	t.Run("TestCluster.MODES", func(t *testing.T) {
 		src := readFile(t, filepath.Join(root, "trino", "src", "test", "java", "io", "sstableflight", "trino", "it", "TestCluster.java"))
@@ -48,7 +48,7 @@ func TestModeListsAgree(t *testing.T) {
 			got = append(got, q[1])
 		}
 		if !slices.Equal(got, want) {
-			t.Errorf("TestCluster.MODES is %q, the harness's modes (internal/cassandratest/mode.go) are %q", got, want)
+			t.Errorf("TestCluster.MODES is %q, the harness's modes (internal/testkit/cassandratest/mode.go) are %q", got, want)
 		}
 	})
 	t.Run("Makefile BENCH_MODES", func(t *testing.T) {

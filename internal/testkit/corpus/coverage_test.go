@@ -18,7 +18,7 @@ func root(t *testing.T) string {
 		return r
 	}
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "corpus")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "corpus")
 }
 
 // TestCoverage checks the coverage list against every mode of a corpus

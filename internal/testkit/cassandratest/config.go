@@ -57,7 +57,7 @@ func writeConfig(c nodeConfig) error {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `# Written by internal/cassandratest for one throw-away test node.
+	fmt.Fprintf(&b, `# Written by internal/testkit/cassandratest for one throw-away test node.
 cluster_name: %[5]s
 partitioner: org.apache.cassandra.dht.Murmur3Partitioner
 data_file_directories: [%[1]s/data]
@@ -108,7 +108,7 @@ write_request_timeout: 20s
 counter_write_request_timeout: 20s
 request_timeout: 30s
 `, c.Ring.NumTokens)
-		props := fmt.Sprintf("# Written by internal/cassandratest.\ndc=%s\nrack=%s\n", c.Ring.DC, c.Ring.Rack)
+		props := fmt.Sprintf("# Written by internal/testkit/cassandratest.\ndc=%s\nrack=%s\n", c.Ring.DC, c.Ring.Rack)
 		if err := os.WriteFile(filepath.Join(dir, "conf", rackDCFile), []byte(props), 0o644); err != nil {
 			return fmt.Errorf("write %s: %w", rackDCFile, err)
 		}

@@ -5,7 +5,7 @@ import (
 	"net"
 	"testing"
 
-	"github.com/sstable-flight/sstable-flight/internal/testpki"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/testpki"
 )
 
 // PKI is a throwaway private CA and one server certificate it signed for

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/sstable-flight/sstable-flight/internal/corpus"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
