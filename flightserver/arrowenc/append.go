@@ -243,19 +243,7 @@ func (a *Appender) put(v []byte, apply bool) error {
 
 // putFixed appends the fixed-width kinds.
 func (a *Appender) putFixed(v []byte, apply bool) error {
-	want := 0
-	switch a.kind {
-	case marshal.Boolean, marshal.TinyInt:
-		want = 1
-	case marshal.SmallInt:
-		want = 2
-	case marshal.Int, marshal.Float, marshal.Date:
-		want = 4
-	case marshal.BigInt, marshal.Counter, marshal.Double, marshal.Time, marshal.Timestamp:
-		want = 8
-	case marshal.UUID, marshal.TimeUUID:
-		want = 16
-	}
+	want := a.kind.ValueWidth() // marshal's table, the one home of the widths
 	if len(v) != want {
 		return malformed("%s of %d bytes, want %d", a.kind, len(v), want)
 	}

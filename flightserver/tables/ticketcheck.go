@@ -70,29 +70,23 @@ func checkValue(t *marshal.Type, v []byte) error {
 			return fmt.Errorf("%s value: not UTF-8", t)
 		}
 		return nil
-	case marshal.BigInt, marshal.Counter, marshal.Timestamp, marshal.Double:
-		want = 8
-	case marshal.Int, marshal.Float, marshal.Date:
-		want = 4
-	case marshal.SmallInt:
-		want = 2
-	case marshal.TinyInt:
-		want = 1
+	case marshal.BigInt, marshal.Counter, marshal.Timestamp, marshal.Double,
+		marshal.Int, marshal.Float, marshal.Date, marshal.SmallInt, marshal.TinyInt,
+		marshal.UUID, marshal.TimeUUID:
+		want = t.Kind.ValueWidth()
 	case marshal.Boolean:
 		if len(v) != 1 || v[0] > 1 {
 			return fmt.Errorf("%s value: want one byte, 0 or 1", t)
 		}
 		return nil
-	case marshal.UUID, marshal.TimeUUID:
-		want = 16
 	case marshal.Inet:
 		if len(v) != 4 && len(v) != 16 {
 			return fmt.Errorf("%s value: %d bytes, want 4 or 16", t, len(v))
 		}
 		return nil
 	case marshal.Time:
-		if len(v) != 8 {
-			return fmt.Errorf("%s value: %d bytes, want 8", t, len(v))
+		if w := t.Kind.ValueWidth(); len(v) != w {
+			return fmt.Errorf("%s value: %d bytes, want %d", t, len(v), w)
 		}
 		if ns := int64(binary.BigEndian.Uint64(v)); ns < 0 || ns >= int64(24*time.Hour) {
 			return fmt.Errorf("%s value: %d ns, not a time of day", t, ns)
