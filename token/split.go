@@ -20,8 +20,17 @@ func (r Range) Split(n int) []Range {
 		start, end = Min, Max
 	}
 	if start > end {
-		if n == 1 {
+		// (Max, end] holds (Min, end]'s tokens and (start, Min] holds
+		// (start, Max]'s (no token is Min, nor above Max): split the half
+		// that holds them, never the empty (Max, Max] or (Min, Min], which
+		// a start equal to its end would read as the whole ring.
+		switch {
+		case n == 1 || start == Max && end == Min:
 			return []Range{{Start: start, End: end}}
+		case start == Max:
+			return Range{Start: Min, End: end}.Split(n)
+		case end == Min:
+			return Range{Start: start, End: Max}.Split(n)
 		}
 		width1 := float64(math.MaxInt64) - float64(start)
 		width2 := float64(end) - float64(math.MinInt64)

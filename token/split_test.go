@@ -61,3 +61,24 @@ func TestSplitLessThanOne(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitWrapAtTheEnds: a wrapping range that starts at Max or ends at
+// Min splits into pieces of its own tokens only; it once split into a
+// whole-ring piece ((Max, Max] read as start == end), so a scan of such a
+// command range read every partition.
+func TestSplitWrapAtTheEnds(t *testing.T) {
+	for _, c := range []token.Range{{Start: math.MaxInt64, End: 5}, {Start: 5, End: math.MinInt64}, {Start: math.MaxInt64, End: math.MinInt64 + 1}} {
+		for _, n := range []int{2, 3, 64} {
+			for _, p := range c.Split(n) {
+				if p.Start == p.End {
+					t.Fatalf("%s in %d: piece %s is the whole ring", c, n, p)
+				}
+				for _, tok := range []token.Token{p.Start + 1, p.End} {
+					if tok != math.MinInt64 && !c.Contains(tok) {
+						t.Fatalf("%s in %d: piece %s holds %d, which the range does not", c, n, p, tok)
+					}
+				}
+			}
+		}
+	}
+}
