@@ -12,7 +12,7 @@ import (
 
 // testNode is node number id (host ID ...0id, broadcast 127.0.0.id) in dc
 // and rack, owning tokens.
-func testNode(id byte, dc, rack string, tokens ...Token) Node {
+func testNode(id byte, dc, rack string, tokens ...token.Token) Node {
 	var h uuid.UUID
 	h[15] = id
 	addr := netip.AddrFrom4([4]byte{127, 0, 0, id})

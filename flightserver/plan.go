@@ -35,46 +35,6 @@ func estimate(readers []*sstable.Reader) (partitions, rows int64) {
 	return partitions, rows
 }
 
-// splitRange cuts the token range (start, end] into n contiguous ranges
-// of equal width that cover it exactly once: Murmur3 spreads partitions
-// uniformly over tokens, so equal widths are equal work. start == end is
-// the whole ring; a wrapping range is split as its two pieces.
-func splitRange(start, end int64, n int) [][2]int64 {
-	if n < 1 {
-		n = 1
-	}
-	if start == end {
-		// The whole ring as (min, max]: no real token is MinInt64, which
-		// Murmur3Partitioner never returns.
-		start, end = math.MinInt64, math.MaxInt64
-	}
-	if start > end {
-		// Wraps: (start, max] then (min, end].
-		if n == 1 {
-			return [][2]int64{{start, end}}
-		}
-		width1 := float64(math.MaxInt64) - float64(start)
-		width2 := float64(end) - float64(math.MinInt64)
-		n1 := max(1, min(n-1, int(float64(n)*width1/(width1+width2))))
-		return append(splitRange(start, math.MaxInt64, n1), splitRange(math.MinInt64, end, n-n1)...)
-	}
-	width := uint64(end - start) // fits: end > start
-	if uint64(n) > width {
-		n = int(width)
-	}
-	out := make([][2]int64, 0, n)
-	lo := start
-	for i := 1; i <= n; i++ {
-		hi := end
-		if i < n {
-			hi = start + int64(width/uint64(n)*uint64(i))
-		}
-		out = append(out, [2]int64{lo, hi})
-		lo = hi
-	}
-	return out
-}
-
 // groupKeys cuts keys, in order, into the key lists of tickets: at most
 // keysPerTicket keys and ticketKeyBytes bytes each (a single key is
 // never longer: it is at most maxKeyBytes).
@@ -98,12 +58,12 @@ func sortByToken(keys [][]byte) {
 	if len(keys) < 2 {
 		return // a point read: nothing to order, nothing to allocate
 	}
-	tokens := make(map[string]int64, len(keys))
+	tokens := make(map[string]token.Token, len(keys))
 	for _, k := range keys {
-		tokens[string(k)] = sstable.Murmur3Token(k)
+		tokens[string(k)] = token.Of(k)
 	}
 	slices.SortFunc(keys, func(a, b []byte) int {
-		return sstable.CompareDecorated(tokens[string(a)], a, tokens[string(b)], b)
+		return token.CompareDecorated(tokens[string(a)], a, tokens[string(b)], b)
 	})
 }
 
@@ -229,9 +189,9 @@ func (s *service) planTickets(ctx context.Context, c *request.Command, withSchem
 		if c.Limit > 0 && c.Splits == 0 {
 			n = 1 // one stream stops after limit rows; more would each read limit rows
 		}
-		for _, r := range splitRange(start, end, n) {
+		for _, r := range (token.Range{Start: token.Token(start), End: token.Token(end)}).Split(n) {
 			t := newTicket(c, now, l.Epoch().ID)
-			t.Range = &[2]token.Token{token.Token(r[0]), token.Token(r[1])}
+			t.Range = &[2]token.Token{r.Start, r.End}
 			p.tickets = append(p.tickets, t)
 		}
 		p.rows = int64(float64(rows) * fraction)

@@ -4,52 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
 )
-
-// TestSplitRangeCoversOnce: the splits of (start, end] are contiguous,
-// non-empty, in order and cover exactly the range, including the whole
-// ring, wrap-around ranges and ranges narrower than the split count.
-func TestSplitRangeCoversOnce(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	cases := [][2]int64{{0, 0}, {math.MinInt64, math.MaxInt64}, {-5, 5}, {5, -5}, {math.MaxInt64 - 3, math.MinInt64 + 3}, {10, 12}, {0, 1}}
-	for range 200 {
-		cases = append(cases, [2]int64{int64(r.Uint64()), int64(r.Uint64())})
-	}
-	for _, c := range cases {
-		for _, n := range []int{1, 2, 3, 7, 64, 4096} {
-			parts := splitRange(c[0], c[1], n)
-			if len(parts) == 0 || len(parts) > n {
-				t.Fatalf("(%d, %d] in %d: %d parts", c[0], c[1], n, len(parts))
-			}
-			start, end := c[0], c[1]
-			if start == end {
-				start, end = math.MinInt64, math.MaxInt64
-			}
-			wraps := start > end
-			if parts[0][0] != start || parts[len(parts)-1][1] != end {
-				t.Fatalf("(%d, %d] in %d: parts %v do not start and end at the bounds", c[0], c[1], n, parts)
-			}
-			for i, p := range parts {
-				if i > 0 {
-					prev := parts[i-1][1]
-					// The only gap allowed is the wrap from max to min:
-					// (x, max] then (min, y] covers every token, since
-					// no token is MinInt64.
-					if p[0] != prev && !(wraps && prev == math.MaxInt64 && p[0] == math.MinInt64) {
-						t.Fatalf("(%d, %d] in %d: gap or overlap between %v and %v", c[0], c[1], n, parts[i-1], p)
-					}
-				}
-				if p[0] >= p[1] && !(len(parts) == 1 && wraps) {
-					t.Fatalf("(%d, %d] in %d: empty or reversed part %v", c[0], c[1], n, p)
-				}
-			}
-		}
-	}
-}
 
 // TestSplitCount sizes splits by row estimates, within bounds.
 func TestSplitCount(t *testing.T) {

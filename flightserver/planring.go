@@ -115,9 +115,9 @@ func (s *service) planRing(ctx context.Context, c *request.Command, l *tables.Le
 		// Keys in ring order, cut where the range holding them changes:
 		// each group is read on its own range's replicas.
 		for lo := 0; lo < len(keys); {
-			rr := m.For(cluster.KeyToken(keys[lo]))
+			rr := m.For(token.Of(keys[lo]))
 			hi := lo + 1
-			for hi < len(keys) && m.For(cluster.KeyToken(keys[hi])).Range == rr.Range {
+			for hi < len(keys) && m.For(token.Of(keys[hi])).Range == rr.Range {
 				hi++
 			}
 			for _, group := range groupKeys(keys[lo:hi]) {
@@ -129,9 +129,9 @@ func (s *service) planRing(ctx context.Context, c *request.Command, l *tables.Le
 		}
 		p.rows = int64(math.Ceil(perPartition * float64(len(keys))))
 	} else {
-		want := cluster.Range{Start: cluster.MinToken, End: cluster.MinToken}
+		want := token.Range{Start: token.Min, End: token.Min}
 		if r := c.TokenRange; r != nil {
-			want = cluster.Range{Start: cluster.Token(r.Start), End: cluster.Token(r.End)}
+			want = token.Range{Start: token.Token(r.Start), End: token.Token(r.End)}
 		}
 		total := float64(rows) * scale * want.Fraction()
 		n := splitCount(c.Splits, int64(total))
@@ -142,10 +142,10 @@ func (s *service) planRing(ctx context.Context, c *request.Command, l *tables.Le
 				if c.Limit > 0 && c.Splits == 0 {
 					k = 1 // one stream per range stops after limit rows
 				}
-				for _, r := range splitRange(int64(piece.Start), int64(piece.End), k) {
+				for _, r := range piece.Split(k) {
 					t := newRingTicket()
-					t.Range = &[2]token.Token{token.Token(r[0]), token.Token(r[1])}
-					w := cluster.Range{Start: cluster.Token(r[0]), End: cluster.Token(r[1])}.Fraction()
+					t.Range = &[2]token.Token{r.Start, r.End}
+					w := r.Fraction()
 					splits = append(splits, ringSplit{t: t, servers: hostIDs(rr.Replicas), weight: w})
 				}
 			}
@@ -229,5 +229,5 @@ func splitName(t *request.Ticket) string {
 	if t.Range != nil {
 		return fmt.Sprintf("range (%d,%d]", t.Range[0], t.Range[1])
 	}
-	return fmt.Sprintf("%d keys from token %d", len(t.Keys), cluster.KeyToken(t.Keys[0]))
+	return fmt.Sprintf("%d keys from token %d", len(t.Keys), token.Of(t.Keys[0]))
 }

@@ -129,7 +129,7 @@ func TestRingScan(t *testing.T) {
 				if tk.Range == nil || !tk.Ring {
 					t.Fatalf("endpoint ticket %+v: want a ring ticket of a range", tk)
 				}
-				r := cluster.Range{Start: cluster.Token(tk.Range[0]), End: cluster.Token(tk.Range[1])}
+				r := token.Range{Start: token.Token(tk.Range[0]), End: token.Token(tk.Range[1])}
 				rr := f.M.For(r.End)
 				if !rr.Range.Contains(r.End) || r.Start < rr.Range.Start && rr.Range.Start < rr.Range.End {
 					t.Fatalf("split %s is not within one ring range (%s)", r, rr.Range)
@@ -193,7 +193,7 @@ func TestRingPointReadAndOwnership(t *testing.T) {
 	}
 	ep := info.Endpoint[0]
 	key := []byte{0, 0, 0, 42}
-	rr := f.M.For(cluster.KeyToken(key))
+	rr := f.M.For(token.Of(key))
 	if len(ep.Location) != len(rr.Replicas) {
 		t.Fatalf("point read: %d locations, want %d", len(ep.Location), len(rr.Replicas))
 	}
@@ -217,7 +217,7 @@ func TestRingPointReadAndOwnership(t *testing.T) {
 	refused := 0
 	for _, ep := range scan.Endpoint {
 		tk := ticketPayload(t, ep.Ticket.Ticket)
-		r := cluster.Range{Start: cluster.Token(tk.Range[0]), End: cluster.Token(tk.Range[1])}
+		r := token.Range{Start: token.Token(tk.Range[0]), End: token.Token(tk.Range[1])}
 		for i, c := range f.clients {
 			if f.M.For(r.End).Replicates(f.Node(t, i)) {
 				continue
@@ -252,7 +252,7 @@ func TestRingPointReadAndOwnership(t *testing.T) {
 	}
 	for k := int32(0); k < 200; k++ {
 		key := []byte{0, 0, byte(k >> 8), byte(k)}
-		if !f.M.For(cluster.KeyToken(key)).Replicates(f.Node(t, 0)) {
+		if !f.M.For(token.Of(key)).Replicates(f.Node(t, 0)) {
 			continue
 		}
 		cmd := fmt.Appendf(nil, `{"version":1,"keyspace":"plan_ring","table":"kv","keys":[{"k":%d}]}`, k)
@@ -348,8 +348,8 @@ func TestRingLimit(t *testing.T) {
 	if len(info.Endpoint) >= len(f.M) {
 		t.Errorf("limited ring plan: %d endpoints for %d ring ranges, want adjacent ranges of one replica set joined", len(info.Endpoint), len(f.M))
 	}
-	token := func(k int32) cluster.Token {
-		return cluster.KeyToken([]byte{byte(k >> 24), byte(k >> 16), byte(k >> 8), byte(k)})
+	token := func(k int32) token.Token {
+		return token.Of([]byte{byte(k >> 24), byte(k >> 16), byte(k >> 8), byte(k)})
 	}
 	got := map[int32]string{}
 	for _, ep := range info.Endpoint {

@@ -21,6 +21,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // TestTableStatsFollowDisk checks table-stats against the table's
@@ -160,7 +161,7 @@ func TestTableStatsFollowDisk(t *testing.T) {
 // over that ring fails, so the test tells the two apart.
 func TestTableStatsWithoutRing(t *testing.T) {
 	local := uuid.UUID{1}
-	ring, err := cluster.NewRing(local, []cluster.Node{{HostID: local, Tokens: []cluster.Token{0}}})
+	ring, err := cluster.NewRing(local, []cluster.Node{{HostID: local, Tokens: []token.Token{0}}})
 	if err != nil {
 		t.Fatal(err)
 	}

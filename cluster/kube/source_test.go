@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sstable-flight/sstable-flight/token"
+
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -109,9 +111,9 @@ func TestFollowsEndpointSlices(t *testing.T) {
 	create(forService(slice("cass-c", "flight", 9000, "10.1.0.5"), "cass"))
 	follows(t, s, "third slice created", 9000, "10.1.0.4", "10.1.0.5")
 	ring, err := cluster.NewRing(byNative, []cluster.Node{
-		{HostID: byNative, Broadcast: netip.MustParseAddr("10.2.0.4"), Native: netip.MustParseAddrPort("10.1.0.4:9042"), Tokens: []cluster.Token{1}},
-		{HostID: byBroadcast, Broadcast: netip.MustParseAddr("10.1.0.5"), Native: netip.MustParseAddrPort("10.2.0.5:9042"), Tokens: []cluster.Token{2}},
-		{HostID: absent, Broadcast: netip.MustParseAddr("10.1.0.6"), Native: netip.MustParseAddrPort("10.1.0.6:9042"), Tokens: []cluster.Token{3}},
+		{HostID: byNative, Broadcast: netip.MustParseAddr("10.2.0.4"), Native: netip.MustParseAddrPort("10.1.0.4:9042"), Tokens: []token.Token{1}},
+		{HostID: byBroadcast, Broadcast: netip.MustParseAddr("10.1.0.5"), Native: netip.MustParseAddrPort("10.2.0.5:9042"), Tokens: []token.Token{2}},
+		{HostID: absent, Broadcast: netip.MustParseAddr("10.1.0.6"), Native: netip.MustParseAddrPort("10.1.0.6:9042"), Tokens: []token.Token{3}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +214,7 @@ func TestAPIServerGoesAway(t *testing.T) {
 func oneNode(t *testing.T, ip string) *cluster.Ring {
 	t.Helper()
 	id := uuid.New()
-	ring, err := cluster.NewRing(id, []cluster.Node{{HostID: id, Broadcast: netip.MustParseAddr(ip), Native: netip.AddrPortFrom(netip.MustParseAddr(ip), 9042), Tokens: []cluster.Token{1}}})
+	ring, err := cluster.NewRing(id, []cluster.Node{{HostID: id, Broadcast: netip.MustParseAddr(ip), Native: netip.AddrPortFrom(netip.MustParseAddr(ip), 9042), Tokens: []token.Token{1}}})
 	if err != nil {
 		t.Fatal(err)
 	}

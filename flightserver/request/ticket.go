@@ -173,13 +173,13 @@ func (t *Ticket) CheckShape() error {
 	}
 	// Distinct and in ring order, as the planner writes them: a key is
 	// read once however the ticket was made.
-	prevToken := int64(0)
+	prevToken := token.Token(0)
 	for i, k := range t.Keys {
 		if len(k) > MaxKeyBytes {
 			return fmt.Errorf("read ticket: key %d: %d bytes, over Cassandra's %d", i, len(k), MaxKeyBytes)
 		}
-		tok := sstable.Murmur3Token(k)
-		if i > 0 && sstable.CompareDecorated(prevToken, t.Keys[i-1], tok, k) >= 0 {
+		tok := token.Of(k)
+		if i > 0 && token.CompareDecorated(prevToken, t.Keys[i-1], tok, k) >= 0 {
 			return fmt.Errorf("read ticket: key %d repeats a key or is out of ring order", i)
 		}
 		prevToken = tok

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sstable-flight/sstable-flight/token"
+
 	"github.com/sstable-flight/sstable-flight/cluster"
 	"github.com/sstable-flight/sstable-flight/internal/testkit/cassandratest"
 )
@@ -71,7 +73,7 @@ func TestRingViewFollowsSchemaEvents(t *testing.T) {
 // after the debounce (and at most one more for signals during it), not
 // one read each.
 func TestRingViewDebouncesChanges(t *testing.T) {
-	ring, err := cluster.NewRing(host(1), []cluster.Node{{HostID: host(1), Tokens: []cluster.Token{0}}})
+	ring, err := cluster.NewRing(host(1), []cluster.Node{{HostID: host(1), Tokens: []token.Token{0}}})
 	if err != nil {
 		t.Fatal(err)
 	}

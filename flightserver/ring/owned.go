@@ -7,6 +7,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/cluster"
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // ErrNotOwned marks a ring ticket for data the server's node does not
@@ -29,14 +30,14 @@ func (v *View) CheckOwned(ctx context.Context, t *request.Ticket) error {
 		return fmt.Errorf("read ticket of %s.%s: %w: %w", t.Keyspace, t.Table, ErrNotOwned, err)
 	}
 	if t.Range != nil {
-		r := cluster.Range{Start: cluster.Token(t.Range[0]), End: cluster.Token(t.Range[1])}
+		r := token.Range{Start: token.Token(t.Range[0]), End: token.Token(t.Range[1])}
 		if rr, bad := m.Unowned(r, st.local); bad {
 			return fmt.Errorf("read %s.%s range %s: its part %s is replicated by %s, not by this server's node %s: %w (plan the query again)",
 				t.Keyspace, t.Table, r, rr.Range, nodeList(rr.Replicas), st.local, ErrNotOwned)
 		}
 	}
 	for i, k := range t.Keys {
-		if rr := m.For(cluster.KeyToken(k)); !rr.Replicates(st.local) {
+		if rr := m.For(token.Of(k)); !rr.Replicates(st.local) {
 			return fmt.Errorf("read %s.%s key %d: its range %s is replicated by %s, not by this server's node %s: %w (plan the query again)",
 				t.Keyspace, t.Table, i, rr.Range, nodeList(rr.Replicas), st.local, ErrNotOwned)
 		}

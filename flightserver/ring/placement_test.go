@@ -8,11 +8,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sstable-flight/sstable-flight/cluster"
+	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // shares builds a ring of nodes (each node's tokens), places it with
 // SimpleStrategy at rf, and returns each node's replicatedShare.
-func shares(t *testing.T, rf int, tokens ...[]cluster.Token) []float64 {
+func shares(t *testing.T, rf int, tokens ...[]token.Token) []float64 {
 	t.Helper()
 	var nodes []cluster.Node
 	for i, ts := range tokens {
@@ -44,14 +45,14 @@ func TestReplicatedShare(t *testing.T) {
 	const q = 1 << 62 // a quarter of the ring
 	// Tokens -q (a), 0 (b), q (c): a's range wraps, (q, -q], half the
 	// ring; b's and c's are a quarter each.
-	three := [][]cluster.Token{{-q}, {0}, {q}}
+	three := [][]token.Token{{-q}, {0}, {q}}
 	for _, tc := range []struct {
 		name   string
 		rf     int
-		tokens [][]cluster.Token
+		tokens [][]token.Token
 		want   []float64
 	}{
-		{"one token is the whole ring", 1, [][]cluster.Token{{42}}, []float64{1}},
+		{"one token is the whole ring", 1, [][]token.Token{{42}}, []float64{1}},
 		{"wrap-around, RF 1", 1, three, []float64{0.5, 0.25, 0.25}},
 		// Each range also on the next node clockwise: a's wrapping range
 		// and c's (on a) ; b's and a's (on b); c's and b's (on c).
@@ -59,8 +60,8 @@ func TestReplicatedShare(t *testing.T) {
 		{"RF above the nodes: everything", 5, three, []float64{1, 1, 1}},
 		// Node a's two adjacent tokens end two ranges of the walk, which
 		// SimpleStrategy places on a and then the next other node.
-		{"vnodes, RF 1", 1, [][]cluster.Token{{0, 100}, {q}}, []float64{1 - cluster.Range{Start: 100, End: q}.Fraction(), cluster.Range{Start: 100, End: q}.Fraction()}},
-		{"vnodes, RF 2: each range once", 2, [][]cluster.Token{{0, 100}, {q}}, []float64{1, 1}},
+		{"vnodes, RF 1", 1, [][]token.Token{{0, 100}, {q}}, []float64{1 - token.Range{Start: 100, End: q}.Fraction(), token.Range{Start: 100, End: q}.Fraction()}},
+		{"vnodes, RF 2: each range once", 2, [][]token.Token{{0, 100}, {q}}, []float64{1, 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := shares(t, tc.rf, tc.tokens...)
@@ -75,10 +76,10 @@ func TestReplicatedShare(t *testing.T) {
 	// 3 nodes of 16 random vnodes each, RF 2: every share in (0, 1], and
 	// together twice the ring.
 	rng := rand.New(rand.NewPCG(1, 2))
-	vnodes := make([][]cluster.Token, 3)
+	vnodes := make([][]token.Token, 3)
 	for i := range vnodes {
 		for range 16 {
-			vnodes[i] = append(vnodes[i], cluster.Token(rng.Int64()))
+			vnodes[i] = append(vnodes[i], token.Token(rng.Int64()))
 		}
 	}
 	got := shares(t, 2, vnodes...)

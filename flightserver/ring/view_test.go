@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sstable-flight/sstable-flight/token"
+
 	"github.com/sstable-flight/sstable-flight/cluster"
 )
 
@@ -17,7 +19,7 @@ import (
 // a refresh that hangs holds no request; close ends a hung refresh.
 func TestRingViewBounded(t *testing.T) {
 	var calls atomic.Int32
-	ring, err := cluster.NewRing(host(1), []cluster.Node{{HostID: host(1), Tokens: []cluster.Token{0}}})
+	ring, err := cluster.NewRing(host(1), []cluster.Node{{HostID: host(1), Tokens: []token.Token{0}}})
 	if err != nil {
 		t.Fatal(err)
 	}
