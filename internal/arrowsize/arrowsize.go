@@ -1,6 +1,3 @@
-// Package arrowsize measures Arrow record batches the same way on both
-// sides of a Flight stream: the server's sstf_bytes_out_total and the
-// load generator's bytes per op count the same bytes.
 package arrowsize
 
 import "github.com/apache/arrow-go/v18/arrow"
