@@ -3,8 +3,6 @@ package reconcile_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -16,12 +14,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
-func corpusRoot() string {
-	if r := os.Getenv("SSTF_CORPUS"); r != "" {
-		return r
-	}
-	return filepath.Join("..", "testdata", "corpus")
-}
+func corpusRoot() string { return corpus.Root() }
 
 // TestMatchesCQL is the reconciler's differential test: for every corpus
 // table in every mode, merging all its SSTables (up to three overlapping

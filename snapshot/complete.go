@@ -33,6 +33,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/internal/snippet"
 	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/sstable/metadata"
 )
 
 // ErrMissingComponent reports a component an SSTable's TOC.txt lists (or
@@ -80,7 +81,7 @@ func checkLocal(td TableDir, st SSTable) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	comps, err := sstable.ParseTOC(toc, td.relPath(st.Prefix+"-TOC.txt"))
+	comps, err := metadata.ParseTOC(toc, td.relPath(st.Prefix+"-TOC.txt"))
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +217,7 @@ func checkSidecarSSTable(td TableDir, dir string, st SSTable, fsys sstable.FS) e
 	if n, err := f.ReadAt(b, 0); n < len(b) {
 		return fmt.Errorf("read TOC: %w", err)
 	}
-	comps, err := sstable.ParseTOC(b, dir+name)
+	comps, err := metadata.ParseTOC(b, dir+name)
 	if err != nil {
 		return err
 	}

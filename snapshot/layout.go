@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"sort"
 
-	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/sstable/metadata"
 )
 
 // TableDir is one table directory of a Cassandra data directory:
@@ -122,7 +122,7 @@ func listSSTables(dir string) ([]SSTable, error) {
 	}
 	byPrefix := map[string]*SSTable{}
 	for _, e := range entries {
-		d, err := sstable.ParseDescriptor(e.Name())
+		d, err := metadata.ParseDescriptor(e.Name())
 		if err != nil {
 			continue // not an SSTable component
 		}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
-	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/sstable/metadata"
 )
 
 // Sidecar mode: the server shares no volume with Cassandra. An epoch is a
@@ -124,7 +124,7 @@ func (m *Manager) cutSidecar(td TableDir, cur *Epoch) (*Epoch, error) {
 func sidecarSSTables(files []sidecar.FileInfo) []SSTable {
 	byPrefix := map[string]*SSTable{}
 	for _, f := range files {
-		d, err := sstable.ParseDescriptor(f.FileName)
+		d, err := metadata.ParseDescriptor(f.FileName)
 		if err != nil {
 			continue
 		}

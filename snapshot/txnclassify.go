@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/sstable/metadata"
 )
 
 // TxnTemporaryFiles lists the txn logs of dir and returns which of files
@@ -152,6 +152,6 @@ func liveEntries(dir string) ([]fs.DirEntry, error) {
 }
 
 func isComponentName(name string) bool {
-	_, err := sstable.ParseDescriptor(name)
+	_, err := metadata.ParseDescriptor(name)
 	return err == nil
 }

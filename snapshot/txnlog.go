@@ -21,7 +21,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/internal/safefile"
 	"github.com/sstable-flight/sstable-flight/internal/snippet"
-	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/sstable/metadata"
 )
 
 // ErrTxnInProgress means a txn log is not completed although some of the
@@ -237,7 +237,7 @@ func onDisk(dir string, names []string, prefix string) diskFiles {
 			continue
 		}
 		d.files++
-		if desc, err := sstable.ParseDescriptor(name); err == nil && desc.Component == "Statistics.db" {
+		if desc, err := metadata.ParseDescriptor(name); err == nil && desc.Component == "Statistics.db" {
 			continue
 		}
 		d.newest = max(d.newest, mt)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/sstable/metadata"
 )
 
 // txnCassDir is where Cassandra saw the table: not where the tests put it, as
@@ -84,7 +84,7 @@ func TestTxnLogNames(t *testing.T) {
 		if !IsTxnLogName(name) {
 			t.Errorf("%s: not a txn log name", name)
 		}
-		if _, err := sstable.ParseDescriptor(name); err == nil {
+		if _, err := metadata.ParseDescriptor(name); err == nil {
 			t.Errorf("%s: parses as an SSTable component", name)
 		}
 	}

@@ -186,7 +186,7 @@ func TestVerifyDigest(t *testing.T) {
 		}
 		r.Close()
 	})
-	c := corpusModes(t)["oa"].Tables["wide"]
+	c := corpus.LoadEach(t)["oa"].Tables["wide"]
 	dir := t.TempDir()
 	for comp := range c.SSTables[0].Components {
 		b, _ := os.ReadFile(filepath.Join(c.Dir, c.SSTables[0].Prefix+"-"+comp))

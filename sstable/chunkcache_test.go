@@ -104,7 +104,7 @@ func TestChunkCachePointReads(t *testing.T) {
 // goroutines through a cache small enough to evict all the time (run
 // under -race) each return what the read returns alone.
 func TestChunkCacheConcurrentGets(t *testing.T) {
-	c := corpusModes(t)["oa"]
+	c := corpus.LoadEach(t)["oa"]
 	tbl := c.Tables["wide"]
 	path := filepath.Join(tbl.Dir, tbl.SSTables[0].Prefix+"-Data.db")
 	r, err := sstable.Open(path, sstable.Options{ChunkCache: sstable.NewChunkCache(64 << 10)})

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
@@ -15,7 +16,7 @@ import (
 // were unsynchronized: the first lookups of a da reader raced on them
 // ("fatal error: concurrent map writes", killing the process).
 func TestConcurrentGetsOfAFreshReader(t *testing.T) {
-	for mode, c := range corpusModes(t) {
+	for mode, c := range corpus.LoadEach(t) {
 		t.Run(mode, func(t *testing.T) {
 			tbl := c.Tables["many"]
 			path := filepath.Join(tbl.Dir, tbl.SSTables[0].Prefix+"-Data.db")

@@ -63,7 +63,7 @@ func accessOutcome(path string, keys [][]byte, ranges [][2]int64) (string, error
 // partition's data or panic, and VerifyIndexes must report each of them.
 func TestIndexCorruption(t *testing.T) {
 	d := damageCheck{misses: map[string]int{}}
-	corpora := corpusModes(t)
+	corpora := corpus.LoadEach(t)
 	cases := corpus.NewCases(t)
 	for _, mode := range corpus.Modes {
 		for _, name := range []string{"many", "wide", "clustered"} {
@@ -94,7 +94,7 @@ func TestIndexCorruption(t *testing.T) {
 // the data, which read as an absent key.
 func TestRowIndexDamageEveryByte(t *testing.T) {
 	d := damageCheck{misses: map[string]int{}}
-	corpora := corpusModes(t)
+	corpora := corpus.LoadEach(t)
 	for _, mode := range corpus.Modes {
 		tbl := corpora[mode].Tables["wide"]
 		t.Run(mode+"/"+tbl.Name, func(t *testing.T) {

@@ -36,7 +36,7 @@ func outcome(path string) (string, error) {
 // result. Never a panic, never fewer or different rows reported as
 // success.
 func TestCorruptionIsDetected(t *testing.T) {
-	corpora := corpusModes(t)
+	corpora := corpus.LoadEach(t)
 	cases := corpus.NewCases(t)
 	tries := 0
 	for _, mode := range corpus.Modes {

@@ -22,7 +22,7 @@ import (
 // CRC.db and must be a corruption error naming CRC.db and the checksum's
 // offset.
 func TestCRCCountAsCassandraWrites(t *testing.T) {
-	corpora := corpusModes(t)
+	corpora := corpus.LoadEach(t)
 	for _, mode := range corpus.Modes {
 		tbl := corpora[mode].Tables["comp_none"]
 		t.Run(mode+"/"+tbl.Name, func(t *testing.T) {

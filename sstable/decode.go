@@ -2,7 +2,8 @@ package sstable
 
 import (
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
-	"github.com/sstable-flight/sstable-flight/sstable/marshal"
+	"github.com/sstable-flight/sstable-flight/sstable/internal/clustering"
+	"github.com/sstable-flight/sstable-flight/sstable/metadata"
 )
 
 // decoder turns Data.db bytes into partitions and unfiltereds. It holds
@@ -10,8 +11,8 @@ import (
 // nothing once the slices have grown to the widest row.
 type decoder struct {
 	schema  *Schema
-	header  *SerializationHeader
-	version Version
+	header  *metadata.SerializationHeader
+	version metadata.Version
 	present []int // column indexes of the current row
 	// skip[static][i] drops column i's cells after parsing them (column
 	// projection): their bytes must still be walked, but nothing is kept.
@@ -95,7 +96,7 @@ func (dc *decoder) unfiltered(d *base.Decbuf, u *Unfiltered) bool {
 	}
 	u.Clustering = u.Clustering[:0]
 	if !u.Static {
-		u.Clustering = clusteringValues(d, dc.schema.Clustering, u.Clustering, len(dc.schema.Clustering))
+		u.Clustering = clustering.Values(d, dc.schema.Clustering, u.Clustering, len(dc.schema.Clustering))
 	}
 	size := d.UVint32()
 	bodyStart := d.Pos()
@@ -111,7 +112,7 @@ func (dc *decoder) unfiltered(d *base.Decbuf, u *Unfiltered) bool {
 func (dc *decoder) marker(d *base.Decbuf, u *Unfiltered) {
 	u.Marker = true
 	kind := d.Byte()
-	if kind > maxBoundKind || kind == byte(StaticClustering) || kind == byte(ClusteringKind) {
+	if kind > clustering.MaxKind || kind == byte(StaticClustering) || kind == byte(ClusteringKind) {
 		d.Fail("range tombstone marker of kind %d", kind)
 		return
 	}
@@ -121,7 +122,7 @@ func (dc *decoder) marker(d *base.Decbuf, u *Unfiltered) {
 		d.Fail("marker with %d clustering values, table has %d", n, len(dc.schema.Clustering))
 		return
 	}
-	u.Clustering = clusteringValues(d, dc.schema.Clustering, u.Clustering[:0], n)
+	u.Clustering = clustering.Values(d, dc.schema.Clustering, u.Clustering[:0], n)
 	size := d.UVint32()
 	bodyStart := d.Pos()
 	d.UVint() // previous unfiltered size
@@ -135,41 +136,9 @@ func (dc *decoder) marker(d *base.Decbuf, u *Unfiltered) {
 	u.End = d.Pos()
 }
 
-// clusteringValues reads n clustering values (ClusteringPrefix.Serializer
-// .deserializeValuesWithoutSize): per block of 32, a vint header with two
-// bits per value (bit 2j: empty, bit 2j+1: null), then the values that
-// are neither, fixed-width raw or vint-length-prefixed. The values alias
-// d's buffer. Rows, markers and Statistics.db's clustering bounds are all
-// written this way.
-func clusteringValues(d *base.Decbuf, types []*marshal.Type, out [][]byte, n int) [][]byte {
-	var header uint64
-	for i := 0; i < n && d.Err() == nil; i++ {
-		if i%32 == 0 {
-			header = d.UVint()
-		}
-		j := uint(i % 32)
-		switch {
-		case header&(1<<(2*j+1)) != 0:
-			out = append(out, nil)
-		case header&(1<<(2*j)) != 0:
-			out = append(out, []byte{})
-		default:
-			out = append(out, value(d, types[i].FixedLength()))
-		}
-	}
-	return out
-}
-
 // noValue is an empty cell value: empty, never nil, so readers need not
 // tell the two apart.
 var noValue = []byte{}
-
-func value(d *base.Decbuf, fixed int) []byte {
-	if fixed >= 0 {
-		return d.Bytes(fixed)
-	}
-	return d.Bytes(d.UVint32())
-}
 
 func (dc *decoder) rowBody(d *base.Decbuf, u *Unfiltered, flags byte) {
 	u.Liveness = LivenessInfo{Timestamp: NoTimestamp}
@@ -305,7 +274,7 @@ func (dc *decoder) cell(d *base.Decbuf, c *Cell, ci int, col *Column, u *Unfilte
 		fixed = -1
 	}
 	if c.Flags&cellEmptyValue == 0 {
-		c.Value = value(d, fixed)
+		c.Value = d.Value(fixed)
 	} else {
 		c.Value = noValue
 	}

@@ -23,8 +23,9 @@
 //	          slice.go            GetSlice: a clustering slice, with Cassandra's
 //	                              bound comparison and the row index's jump
 //
-// Open (reader.go) reads the TOC, Statistics.db (statistics.go,
-// stats_metadata.go: the serialization header becomes a Schema) and the
+// Open (reader.go) reads the TOC and Statistics.db (parsed by metadata/,
+// which also names the files and lists the format versions; the
+// serialization header becomes a Schema, schema.go) and the
 // indexes: Summary.db, Index.db and Filter.db for BIG (big/),
 // Partitions.db and Rows.db for BTI (bti/), both behind index.go, plus
 // the key cache of point reads (keycache.go). Values are typed and

@@ -17,6 +17,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/dump"
+	"github.com/sstable-flight/sstable-flight/sstable/metadata"
 	"github.com/sstable-flight/sstable-flight/token"
 )
 
@@ -198,7 +199,7 @@ func TestFSMissingComponent(t *testing.T) {
 	}
 	byFormat := map[string]string{}
 	for _, p := range paths {
-		d, err := sstable.ParseDescriptor(filepath.Base(p))
+		d, err := metadata.ParseDescriptor(filepath.Base(p))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,7 +207,7 @@ func TestFSMissingComponent(t *testing.T) {
 	}
 	for _, format := range slices.Sorted(maps.Keys(byFormat)) {
 		path := byFormat[format]
-		d, _ := sstable.ParseDescriptor(filepath.Base(path))
+		d, _ := metadata.ParseDescriptor(filepath.Base(path))
 		comps := []string{"TOC.txt", "Statistics.db", "Data.db"}
 		if format == "bti" {
 			comps = append(comps, "Partitions.db", "Rows.db")

@@ -14,6 +14,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/internal/iostall"
 	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/sstable/metadata"
 )
 
 // stallFS is memFS whose opens or reads of one component block until
@@ -67,7 +68,7 @@ func TestIOGuardBoundsHungStorage(t *testing.T) {
 	}
 	const timeout = 100 * time.Millisecond
 	for _, path := range paths {
-		d, _ := sstable.ParseDescriptor(filepath.Base(path))
+		d, _ := metadata.ParseDescriptor(filepath.Base(path))
 		t.Run(corpus.SSTableCase(path), func(t *testing.T) {
 			local, err := sstable.Open(path, sstable.Options{})
 			if err != nil {
@@ -161,7 +162,7 @@ func TestContextEndsGuardedReads(t *testing.T) {
 		return s.Err()
 	}
 	for _, path := range paths {
-		d, _ := sstable.ParseDescriptor(filepath.Base(path))
+		d, _ := metadata.ParseDescriptor(filepath.Base(path))
 		index := "Index.db"
 		if d.Format == "bti" {
 			index = "Partitions.db"

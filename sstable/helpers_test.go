@@ -61,3 +61,17 @@ func damaged(rng *rand.Rand, src []byte, truncate bool) ([]byte, string) {
 	bad[i] ^= byte(1 + rng.IntN(255))
 	return bad, fmt.Sprintf("byte %d flipped", i)
 }
+
+// eachCorpusTable runs fn for every table of every corpus mode
+// (corpus.Cases.Tables). The returned cases tell whether -run left some
+// out.
+func eachCorpusTable(t *testing.T, fn func(t *testing.T, mode string, tbl *corpus.CorpusTable)) *corpus.Cases {
+	t.Helper()
+	cases := corpus.NewCases(t)
+	cases.Tables(corpusRoot(), fn)
+	return cases
+}
+
+// corpusRoot is the committed corpus, or the one SSTF_CORPUS names (make
+// test points it at the regenerated full corpus).
+func corpusRoot() string { return corpus.Root() }

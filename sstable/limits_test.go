@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/sstable/metadata"
 )
 
 // copyWholeSSTable copies every file of the SSTable whose Data.db is
 // path into a new directory and returns the copy's Data.db.
 func copyWholeSSTable(t *testing.T, path string) string {
 	t.Helper()
-	d, err := sstable.ParseDescriptor(filepath.Base(path))
+	d, err := metadata.ParseDescriptor(filepath.Base(path))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sstable-flight/sstable-flight/internal/invariants"
+	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
@@ -16,7 +17,7 @@ import (
 // than a scan's buffer, so reading one refills the stream several times.
 func wideReader(t *testing.T) *sstable.Reader {
 	t.Helper()
-	tbl := corpusModes(t)["oa"].Tables["wide"]
+	tbl := corpus.LoadEach(t)["oa"].Tables["wide"]
 	r, err := sstable.Open(filepath.Join(tbl.Dir, tbl.SSTables[0].Prefix+"-Data.db"), sstable.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/sstable-flight/sstable-flight/sstable/metadata"
+
 	"github.com/sstable-flight/sstable-flight/internal/snippet"
 	"github.com/sstable-flight/sstable-flight/sstable/compress"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
@@ -46,10 +48,10 @@ func NewChunkCache(maxBytes int64) *ChunkCache { return compress.NewChunkCache(m
 
 // Reader is one open SSTable.
 type Reader struct {
-	Desc       Descriptor
-	Version    Version
+	Desc       metadata.Descriptor
+	Version    metadata.Version
 	Components []string
-	Stats      *Statistics
+	Stats      *metadata.Statistics
 	Schema     *Schema
 
 	dir      string
@@ -69,11 +71,11 @@ type Reader struct {
 // footer (BTI), and opens Data.db. It does not read Index.db, the tries or
 // Data.db: opening costs O(summary).
 func Open(path string, opts Options) (_ *Reader, err error) {
-	d, err := ParseDescriptor(filepath.Base(path))
+	d, err := metadata.ParseDescriptor(filepath.Base(path))
 	if err != nil {
 		return nil, err
 	}
-	v, err := ParseVersion(d.Version, d.Format)
+	v, err := metadata.ParseVersion(d.Version, d.Format)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +92,7 @@ func Open(path string, opts Options) (_ *Reader, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.Stats, err = ParseStatistics(stats, r.path("Statistics.db"), v); err != nil {
+	if r.Stats, err = metadata.ParseStatistics(stats, r.path("Statistics.db"), v); err != nil {
 		return nil, err
 	}
 	if r.Schema, err = NewSchema(r.Stats.Header); err != nil {
@@ -140,7 +142,7 @@ func (r *Reader) readTOC() ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read TOC: %w", err)
 	}
-	return ParseTOC(b, r.path("TOC.txt"))
+	return metadata.ParseTOC(b, r.path("TOC.txt"))
 }
 
 func (r *Reader) readSmall(component string) ([]byte, error) {

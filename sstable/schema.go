@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sstable-flight/sstable-flight/sstable/metadata"
+
 	"github.com/sstable-flight/sstable-flight/internal/snippet"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
@@ -29,7 +31,7 @@ type Column struct {
 }
 
 // NewSchema parses the header's type strings.
-func NewSchema(h SerializationHeader) (*Schema, error) {
+func NewSchema(h metadata.SerializationHeader) (*Schema, error) {
 	s := &Schema{}
 	var err error
 	if s.Key, err = marshal.Parse(h.KeyType); err != nil {
@@ -55,7 +57,7 @@ func NewSchema(h SerializationHeader) (*Schema, error) {
 // before complex ones, each group by name bytes (ColumnMetadata's
 // comparison order for non-key columns). The serialized cells and the
 // column-subset bitmaps follow this order, not the header's.
-func columns(cs []ColumnType) ([]Column, error) {
+func columns(cs []metadata.ColumnType) ([]Column, error) {
 	out := make([]Column, 0, len(cs))
 	for _, c := range cs {
 		t, err := marshal.Parse(c.Type)

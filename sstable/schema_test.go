@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/sstable/metadata"
 )
 
 // TestColumnOrderNonASCII pins the order Cassandra serializes columns in
@@ -13,11 +14,11 @@ import (
 // simple before complex, then names with the first byte's top bit
 // flipped, then unsigned bytes.
 func TestColumnOrderNonASCII(t *testing.T) {
-	h := sstable.SerializationHeader{KeyType: "org.apache.cassandra.db.marshal.Int32Type"}
+	h := metadata.SerializationHeader{KeyType: "org.apache.cassandra.db.marshal.Int32Type"}
 	for _, n := range []string{"a", "é", "Z", "ö", "d"} {
-		h.RegularColumns = append(h.RegularColumns, sstable.ColumnType{Name: n, Type: "org.apache.cassandra.db.marshal.Int32Type"})
+		h.RegularColumns = append(h.RegularColumns, metadata.ColumnType{Name: n, Type: "org.apache.cassandra.db.marshal.Int32Type"})
 	}
-	h.RegularColumns = append(h.RegularColumns, sstable.ColumnType{Name: "b", Type: "org.apache.cassandra.db.marshal.ListType(org.apache.cassandra.db.marshal.Int32Type)"})
+	h.RegularColumns = append(h.RegularColumns, metadata.ColumnType{Name: "b", Type: "org.apache.cassandra.db.marshal.ListType(org.apache.cassandra.db.marshal.Int32Type)"})
 	s, err := sstable.NewSchema(h)
 	if err != nil {
 		t.Fatal(err)

@@ -166,38 +166,6 @@ func comparePrefix(types []*marshal.Type, a, b [][]byte) int {
 	return 0
 }
 
-// kindOrder is ClusteringPrefix.Kind's comparison rank: how prefixes of
-// equal values and length sort by kind. An end that excludes its values
-// and a start that includes them both sit before the rows with those
-// values, a row sits at them, and an inclusive end or exclusive start
-// after them.
-func (k BoundKind) kindOrder() int {
-	switch k {
-	case ExclEndBound, InclStartBound, ExclEndInclStartBoundary:
-		return 0
-	case StaticClustering:
-		return 1
-	case ClusteringKind:
-		return 2
-	}
-	return 3
-}
-
-// comparedToClustering is ClusteringPrefix.Kind.comparedToClustering: a
-// bound over a strict prefix of a clustering with equal values sorts
-// before it (-1) or after it (+1). Whether a bound opens or closes a
-// range does not decide it: an exclusive end at (3) closes before every
-// row with a = 3, an exclusive start at (3) opens after all of them.
-func (k BoundKind) comparedToClustering() int {
-	if k.kindOrder() == 0 {
-		return -1
-	}
-	if k == ClusteringKind {
-		return 0
-	}
-	return 1
-}
-
 // compareBound is Cassandra's ClusteringComparator.compare of an
 // unfiltered (a row, or a marker over a possibly shorter prefix) with a
 // slice bound of kind bk over vals: values first, over the shorter
@@ -213,11 +181,11 @@ func compareBound(types []*marshal.Type, u *Unfiltered, vals [][]byte, bk BoundK
 	}
 	switch n, m := len(u.Clustering), len(vals); {
 	case n == m:
-		return cmp.Compare(uk.kindOrder(), bk.kindOrder())
+		return cmp.Compare(uk.Order(), bk.Order())
 	case n < m:
-		return uk.comparedToClustering()
+		return uk.ComparedToClustering()
 	default:
-		return -bk.comparedToClustering()
+		return -bk.ComparedToClustering()
 	}
 }
 

@@ -1,6 +1,10 @@
 package sstable
 
-import "math"
+import (
+	"math"
+
+	"github.com/sstable-flight/sstable-flight/sstable/internal/clustering"
+)
 
 // Data.db, one partition (db/rows/UnfilteredSerializer, db/DeletionTime,
 // db/ClusteringPrefix, db/Columns, db/rows/Cell):
@@ -69,28 +73,20 @@ type LivenessInfo struct {
 	LocalExpirationTime int64 // seconds since the epoch, when TTL > 0
 }
 
-// BoundKind is ClusteringPrefix.Kind: which side of a range a marker is.
-type BoundKind uint8
+// BoundKind is ClusteringPrefix.Kind: which side of a range a marker is
+// (sstable/internal/clustering, which Statistics.db's reader shares).
+type BoundKind = clustering.Kind
 
 const (
-	ExclEndBound             BoundKind = 0
-	InclStartBound           BoundKind = 1
-	ExclEndInclStartBoundary BoundKind = 2
-	StaticClustering         BoundKind = 3
-	ClusteringKind           BoundKind = 4
-	InclEndExclStartBoundary BoundKind = 5
-	InclEndBound             BoundKind = 6
-	ExclStartBound           BoundKind = 7
-	maxBoundKind                       = 7
+	ExclEndBound             = clustering.ExclEndBound
+	InclStartBound           = clustering.InclStartBound
+	ExclEndInclStartBoundary = clustering.ExclEndInclStartBoundary
+	StaticClustering         = clustering.StaticClustering
+	ClusteringKind           = clustering.ClusteringKind
+	InclEndExclStartBoundary = clustering.InclEndExclStartBoundary
+	InclEndBound             = clustering.InclEndBound
+	ExclStartBound           = clustering.ExclStartBound
 )
-
-// IsBoundary reports whether the marker closes one deletion and opens another.
-func (k BoundKind) IsBoundary() bool {
-	return k == ExclEndInclStartBoundary || k == InclEndExclStartBoundary
-}
-
-// IsStart reports whether a bound opens a range.
-func (k BoundKind) IsStart() bool { return k == InclStartBound || k == ExclStartBound }
 
 // Cell is one cell. Path and Value alias the reader's buffer and are valid
 // until the next call on the iterator that returned them.

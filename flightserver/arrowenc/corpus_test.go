@@ -1,8 +1,6 @@
 package arrowenc_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -15,12 +13,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
-func corpusRoot() string {
-	if r := os.Getenv("SSTF_CORPUS"); r != "" {
-		return r
-	}
-	return filepath.Join("..", "..", "testdata", "corpus")
-}
+func corpusRoot() string { return corpus.Root() }
 
 // corpusBatchRows is small so every table spans several record batches:
 // the builders are reused across NewRecordBatch.

@@ -27,6 +27,8 @@ var below = []struct {
 	{"sstable/internal/vint", nil},
 	{"sstable/internal/base", []string{"sstable/internal/vint"}},
 	{"sstable/marshal", []string{"sstable/internal/vint"}},
+	{"sstable/internal/clustering", []string{"sstable/internal/base", "sstable/marshal"}},
+	{"sstable/metadata", []string{"sstable/internal", "sstable/marshal"}},
 	{"sstable/compress", []string{"sstable/internal/base"}},
 	{"sstable/big", []string{"sstable/internal", "sstable/marshal", "token"}},
 	{"sstable/bti", []string{"sstable/internal", "sstable/marshal", "token"}},

@@ -53,7 +53,7 @@ func corpus(t testing.TB) []corpusSSTable {
 	return out
 }
 
-// hasMaxCompressedLength is sstable.Version's MaxCompressedLength flag
+// hasMaxCompressedLength is metadata.Version's MaxCompressedLength flag
 // for the version letters of a corpus file: BIG from na on and BTI store
 // the field, 3.x (m*) lacks it. This package's tests cannot import
 // sstable, which imports it; TestMaxCompressedLengthAgrees checks the two

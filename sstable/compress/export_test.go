@@ -1,5 +1,5 @@
 package compress
 
 // CorpusHasMaxCompressedLength lets the external test compare the corpus tests'
-// version rule with sstable.Version.
+// version rule with metadata.Version.
 var CorpusHasMaxCompressedLength = hasMaxCompressedLength

@@ -46,7 +46,7 @@ type Info struct {
 
 // ParseInfo decodes CompressionInfo.db. file names it in errors;
 // hasMaxCompressedLength is the SSTable version's MaxCompressedLength
-// flag (sstable.Version): whether the file stores that field, as BIG
+// flag (metadata.Version): whether the file stores that field, as BIG
 // files from na (4.0) on and BTI files do and 3.x files do not.
 func ParseInfo(b []byte, file string, hasMaxCompressedLength bool) (*Info, error) {
 	d := base.NewDecbuf(b, file, infoComponent, 0)

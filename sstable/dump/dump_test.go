@@ -18,14 +18,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/sstable/dump"
 )
 
-var corpusRoot = flag.String("corpus", defaultCorpus(), "corpus root (committed, or regenerated: SSTF_CORPUS)")
-
-func defaultCorpus() string {
-	if r := os.Getenv("SSTF_CORPUS"); r != "" {
-		return r
-	}
-	return filepath.Join("..", "..", "testdata", "corpus")
-}
+var corpusRoot = flag.String("corpus", corpus.Root(), "corpus root (committed, or regenerated: SSTF_CORPUS)")
 
 // TestMatchesSSTableDump is the reader's differential test: for every
 // Data.db of every mode, our dump equals Cassandra's sstabledump output

@@ -24,10 +24,10 @@ const (
 // the cassandra.yaml lines that make it write them.
 type modeSpec struct {
 	mode Mode
-	// format is the SSTable format the node writes (sstable.Descriptor's
+	// format is the SSTable format the node writes (metadata.Descriptor's
 	// Format: big or bti).
 	format string
-	// versions are the format versions it may write; sstable.Versions
+	// versions are the format versions it may write; metadata.Versions
 	// lists each under format (TestModeVersionsAreRead).
 	versions []string
 	// yaml selects the format in cassandra.yaml.
@@ -44,8 +44,8 @@ type modeSpec struct {
 // when they drift from it.
 //
 // To add a mode (a format version Cassandra writes under settings of
-// its own): add it here, make sure sstable.Versions holds its versions
-// (sstable/version.go says what else a new version needs), add it to
+// its own): add it here, make sure metadata.Versions holds its versions
+// (sstable/metadata/version.go says what else a new version needs), add it to
 // TestCluster.MODES in trino/src/test/java/io/sstableflight/trino/it/
 // TestCluster.java, and regenerate the corpus (make corpus), which
 // writes testdata/corpus/<mode>.
@@ -90,7 +90,7 @@ func (m Mode) spec() (modeSpec, bool) {
 }
 
 // Format is the SSTable format a node in mode m writes: "big" or "bti"
-// (sstable.Descriptor's Format); "" for an unknown mode.
+// (metadata.Descriptor's Format); "" for an unknown mode.
 func (m Mode) Format() string {
 	s, _ := m.spec()
 	return s.format

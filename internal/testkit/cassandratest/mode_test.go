@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/sstable/metadata"
 )
 
 // TestModeVersionsAreRead holds every mode to the reader: each version a
-// mode writes is one sstable.ParseVersion accepts in the mode's format.
+// mode writes is one metadata.ParseVersion accepts in the mode's format.
 func TestModeVersionsAreRead(t *testing.T) {
 	for _, m := range Modes {
 		t.Run(string(m), func(t *testing.T) {
@@ -20,7 +20,7 @@ func TestModeVersionsAreRead(t *testing.T) {
 				t.Errorf("versions %v: want the mode's own name first (the committed corpus's version)", m.Versions())
 			}
 			for _, v := range m.Versions() {
-				if _, err := sstable.ParseVersion(v, m.Format()); err != nil {
+				if _, err := metadata.ParseVersion(v, m.Format()); err != nil {
 					t.Errorf("mode %s writes %s-…-%s, which the reader refuses: %v", m, v, m.Format(), err)
 				}
 			}

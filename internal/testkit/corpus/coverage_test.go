@@ -2,9 +2,7 @@ package corpus
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 )
 
@@ -14,11 +12,7 @@ func root(t *testing.T) string {
 	if *corpusRoot != "" {
 		return *corpusRoot
 	}
-	if r := os.Getenv("SSTF_CORPUS"); r != "" {
-		return r
-	}
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "corpus")
+	return Root()
 }
 
 // TestCoverage checks the coverage list against every mode of a corpus

@@ -94,6 +94,16 @@ func (d *Decbuf) Skip(n int) { d.take(n) }
 // Bytes returns the next n bytes (aliasing the buffer).
 func (d *Decbuf) Bytes(n int) []byte { return d.take(n) }
 
+// Value returns the next serialized value (AbstractType.readBuffer):
+// fixed bytes raw when the type has a fixed width (fixed >= 0), else
+// vint-length-prefixed. It aliases the buffer.
+func (d *Decbuf) Value(fixed int) []byte {
+	if fixed >= 0 {
+		return d.take(fixed)
+	}
+	return d.take(d.UVint32())
+}
+
 func (d *Decbuf) Byte() byte {
 	if b := d.take(1); b != nil {
 		return b[0]

@@ -1,4 +1,4 @@
-package sstable_test
+package metadata_test
 
 import (
 	"bufio"
@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sstable-flight/sstable-flight/sstable/metadata"
 
 	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable"
@@ -97,7 +99,7 @@ func TestStatsMatchMetadataReport(t *testing.T) {
 	}
 }
 
-func checkStatsReport(t *testing.T, name string, s *sstable.Statistics, v sstable.Version, rep metadataReport) {
+func checkStatsReport(t *testing.T, name string, s *metadata.Statistics, v metadata.Version, rep metadataReport) {
 	t.Helper()
 	st := &s.Stats
 	field := func(key string) string {
@@ -160,7 +162,7 @@ func checkStatsReport(t *testing.T, name string, s *sstable.Statistics, v sstabl
 
 	for _, h := range []struct {
 		section string
-		buckets []sstable.HistogramBucket
+		buckets []metadata.HistogramBucket
 	}{{"Partition Size", st.PartitionSizes}, {"Column Count", st.CellsPerPartition}} {
 		p := rep.histograms[h.section]
 		if p == nil {
@@ -202,7 +204,7 @@ func checkStatsReport(t *testing.T, name string, s *sstable.Statistics, v sstabl
 	}
 }
 
-func hostID(u *sstable.UUID) string {
+func hostID(u *metadata.UUID) string {
 	if u == nil {
 		return "--"
 	}
@@ -210,8 +212,8 @@ func hostID(u *sstable.UUID) string {
 }
 
 // commitLogIntervals prints intervals as Cassandra's IntervalSet.toString.
-func commitLogIntervals(iv []sstable.CommitLogInterval) string {
-	pos := func(p sstable.CommitLogPosition) string {
+func commitLogIntervals(iv []metadata.CommitLogInterval) string {
+	pos := func(p metadata.CommitLogPosition) string {
 		return fmt.Sprintf("CommitLogPosition(segmentId=%d, position=%d)", p.SegmentID, p.Position)
 	}
 	var parts []string
@@ -223,7 +225,7 @@ func commitLogIntervals(iv []sstable.CommitLogInterval) string {
 
 // coveredClusterings prints the covered slice as the report does, when
 // every clustering type is int or text (ok false otherwise).
-func coveredClusterings(st *sstable.StatsMetadata, types []string) (string, bool) {
+func coveredClusterings(st *metadata.StatsMetadata, types []string) (string, bool) {
 	const (
 		int32Type = "org.apache.cassandra.db.marshal.Int32Type"
 		utf8Type  = "org.apache.cassandra.db.marshal.UTF8Type"
@@ -288,7 +290,7 @@ func TestStatsCompaction(t *testing.T) {
 func TestStatsFixtures3x(t *testing.T) {
 	// shared/ lies beside the repository, on developer machines and in
 	// CI; without it the test fails, as sstable/big's fixture test does.
-	root := filepath.Join("..", "..", "shared", "fixtures", "public")
+	root := filepath.Join("..", "..", "..", "shared", "fixtures", "public")
 	if _, err := os.Stat(root); err != nil {
 		t.Fatalf("no 3.x fixtures: %v (shared/ must be beside the repository)", err)
 	}
@@ -297,11 +299,11 @@ func TestStatsFixtures3x(t *testing.T) {
 		if err != nil || e.IsDir() || !strings.HasSuffix(path, "-Statistics.db") {
 			return err
 		}
-		d, err := sstable.ParseDescriptor(filepath.Base(path))
+		d, err := metadata.ParseDescriptor(filepath.Base(path))
 		if err != nil {
 			return nil // not an SSTable component name
 		}
-		v, err := sstable.ParseVersion(d.Version, d.Format)
+		v, err := metadata.ParseVersion(d.Version, d.Format)
 		if err != nil {
 			t.Errorf("%s: %v", path, err)
 			return nil
@@ -310,7 +312,7 @@ func TestStatsFixtures3x(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		s, err := sstable.ParseStatistics(b, path, v)
+		s, err := metadata.ParseStatistics(b, path, v)
 		if err != nil {
 			t.Errorf("%s: %v", path, err)
 			return nil
@@ -359,13 +361,13 @@ func TestStatsFixtures3x(t *testing.T) {
 // TestStatsCorruptionAllModes: in every mode, a truncated STATS or
 // COMPACTION component, or bytes left after it, is corruption.
 func TestStatsCorruptionAllModes(t *testing.T) {
-	corpora := corpusModes(t)
+	corpora := corpus.LoadEach(t)
 	for _, mode := range corpus.Modes {
 		tbl := corpora[mode].Tables["clustered"]
 		t.Run(mode+"/"+tbl.Name, func(t *testing.T) {
 			_, b, v := readStatistics(t, tbl, tbl.SSTables[0])
 			for n := 0; n < len(b); n++ {
-				if _, err := sstable.ParseStatistics(b[:n], "stats", v); !errors.Is(err, sstable.ErrCorruption) {
+				if _, err := metadata.ParseStatistics(b[:n], "stats", v); !errors.Is(err, sstable.ErrCorruption) {
 					t.Fatalf("truncated to %d bytes: got %v, want a corruption error", n, err)
 				}
 			}
@@ -374,7 +376,7 @@ func TestStatsCorruptionAllModes(t *testing.T) {
 				bad[off] ^= 0xff
 				// NB: every component is CRC-checked in these versions, so any
 				// flip is corruption; without CRCs it need only not panic.
-				if _, err := sstable.ParseStatistics(bad, "stats", v); err != nil && !errors.Is(err, sstable.ErrCorruption) {
+				if _, err := metadata.ParseStatistics(bad, "stats", v); err != nil && !errors.Is(err, sstable.ErrCorruption) {
 					t.Fatalf("byte %d flipped: non-corruption error %v", off, err)
 				} else if err == nil && v.MetadataChecksum {
 					t.Fatalf("byte %d flipped: no error", off)
@@ -387,7 +389,7 @@ func TestStatsCorruptionAllModes(t *testing.T) {
 // histogramMin is EstimatedHistogram.min(), as sstablemetadata prints it
 // (the reader itself never needs it): the smallest value the first
 // non-empty bucket can hold (0 for bucket 0).
-func histogramMin(h []sstable.HistogramBucket) int64 {
+func histogramMin(h []metadata.HistogramBucket) int64 {
 	for i, b := range h {
 		if b.Count > 0 {
 			if i == 0 {
@@ -401,7 +403,7 @@ func histogramMin(h []sstable.HistogramBucket) int64 {
 
 // histogramMax is EstimatedHistogram.max(): the upper bound of the last
 // non-empty bucket, MaxInt64 when the overflow bucket is not empty.
-func histogramMax(h []sstable.HistogramBucket) int64 {
+func histogramMax(h []metadata.HistogramBucket) int64 {
 	if len(h) == 0 {
 		return 0
 	}

@@ -1,4 +1,4 @@
-package sstable_test
+package metadata_test
 
 import (
 	"errors"
@@ -8,22 +8,11 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sstable-flight/sstable-flight/sstable/metadata"
+
 	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
-
-func corpusModes(t testing.TB) map[string]*corpus.ModeCorpus {
-	t.Helper()
-	out := map[string]*corpus.ModeCorpus{}
-	for _, mode := range corpus.Modes {
-		c, err := corpus.Load(filepath.Join(corpusRoot(), mode))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[mode] = c
-	}
-	return out
-}
 
 // eachCorpusTable runs fn for every table of every corpus mode
 // (corpus.Cases.Tables). The returned cases tell whether -run left some
@@ -31,26 +20,17 @@ func corpusModes(t testing.TB) map[string]*corpus.ModeCorpus {
 func eachCorpusTable(t *testing.T, fn func(t *testing.T, mode string, tbl *corpus.CorpusTable)) *corpus.Cases {
 	t.Helper()
 	cases := corpus.NewCases(t)
-	cases.Tables(corpusRoot(), fn)
+	cases.Tables(corpus.Root(), fn)
 	return cases
 }
 
-// corpusRoot is the committed corpus, or the one SSTF_CORPUS names (make
-// test points it at the regenerated full corpus).
-func corpusRoot() string {
-	if r := os.Getenv("SSTF_CORPUS"); r != "" {
-		return r
-	}
-	return filepath.Join("..", "testdata", "corpus")
-}
-
-func readStatistics(t testing.TB, tbl *corpus.CorpusTable, st corpus.SSTableFiles) (*sstable.Statistics, []byte, sstable.Version) {
+func readStatistics(t testing.TB, tbl *corpus.CorpusTable, st corpus.SSTableFiles) (*metadata.Statistics, []byte, metadata.Version) {
 	t.Helper()
-	d, err := sstable.ParseDescriptor(st.Prefix + "-Statistics.db")
+	d, err := metadata.ParseDescriptor(st.Prefix + "-Statistics.db")
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := sstable.ParseVersion(d.Version, d.Format)
+	v, err := metadata.ParseVersion(d.Version, d.Format)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +39,7 @@ func readStatistics(t testing.TB, tbl *corpus.CorpusTable, st corpus.SSTableFile
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := sstable.ParseStatistics(b, path, v)
+	s, err := metadata.ParseStatistics(b, path, v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,43 +99,43 @@ func TestStatisticsMatchSchema(t *testing.T) {
 // TestStatisticsCorruption: every truncation and a flipped byte in each
 // component give a corruption error, never a panic.
 func TestStatisticsCorruption(t *testing.T) {
-	c := corpusModes(t)["oa"]
+	c := corpus.LoadEach(t)["oa"]
 	tbl := c.Tables["all_types"]
 	_, b, v := readStatistics(t, tbl, tbl.SSTables[0])
 	for n := 0; n < len(b); n += 7 {
-		if _, err := sstable.ParseStatistics(b[:n], "stats", v); !errors.Is(err, sstable.ErrCorruption) {
+		if _, err := metadata.ParseStatistics(b[:n], "stats", v); !errors.Is(err, sstable.ErrCorruption) {
 			t.Fatalf("truncated to %d bytes: got %v, want a corruption error", n, err)
 		}
 	}
 	for _, off := range []int{2, 30, 50, len(b) / 2, len(b) - 10} {
 		bad := slices.Clone(b)
 		bad[off] ^= 0x5a
-		if _, err := sstable.ParseStatistics(bad, "stats", v); !errors.Is(err, sstable.ErrCorruption) {
+		if _, err := metadata.ParseStatistics(bad, "stats", v); !errors.Is(err, sstable.ErrCorruption) {
 			t.Errorf("byte %d flipped: got %v, want a corruption error", off, err)
 		}
 	}
 }
 
 func FuzzParseStatistics(f *testing.F) {
-	corpora := corpusModes(f)
+	corpora := corpus.LoadEach(f)
 	for _, mode := range corpus.Modes {
 		for _, tbl := range corpora[mode].Sorted() {
 			_, b, _ := readStatistics(f, tbl, tbl.SSTables[0])
 			f.Add(b)
 		}
 	}
-	v, _ := sstable.ParseVersion("oa", "big")
+	v, _ := metadata.ParseVersion("oa", "big")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > 1<<20 {
 			return
 		}
-		if _, err := sstable.ParseStatistics(b, "fuzz", v); err != nil && !errors.Is(err, sstable.ErrCorruption) {
+		if _, err := metadata.ParseStatistics(b, "fuzz", v); err != nil && !errors.Is(err, sstable.ErrCorruption) {
 			t.Fatalf("non-corruption error: %v", err)
 		}
 	})
 }
 
-func names(cs []sstable.ColumnType) []string {
+func names(cs []metadata.ColumnType) []string {
 	var out []string
 	for _, c := range cs {
 		out = append(out, c.Name)

@@ -1,4 +1,4 @@
-package sstable
+package metadata
 
 import (
 	"encoding/hex"
@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
+	"github.com/sstable-flight/sstable-flight/sstable/internal/clustering"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
 
@@ -119,7 +120,7 @@ type TombstoneBin struct {
 // raw values (nil for a null value). No values with a start kind is the
 // bottom, with an end kind the top.
 type ClusteringBound struct {
-	Kind   BoundKind
+	Kind   clustering.Kind
 	Values [][]byte
 }
 
@@ -350,8 +351,8 @@ func clusteringBound(d *base.Decbuf, types []*marshal.Type) ClusteringBound {
 	if d.Err() != nil {
 		return ClusteringBound{}
 	}
-	switch BoundKind(kind) {
-	case ExclEndBound, InclStartBound, InclEndBound, ExclStartBound:
+	switch clustering.Kind(kind) {
+	case clustering.ExclEndBound, clustering.InclStartBound, clustering.InclEndBound, clustering.ExclStartBound:
 	default:
 		d.Fail("clustering bound of kind %d", kind)
 		return ClusteringBound{}
@@ -360,7 +361,7 @@ func clusteringBound(d *base.Decbuf, types []*marshal.Type) ClusteringBound {
 		d.Fail("clustering bound with %d values, %d clustering types", n, len(types))
 		return ClusteringBound{}
 	}
-	b := ClusteringBound{Kind: BoundKind(kind), Values: clusteringValues(d, types, nil, n)}
+	b := ClusteringBound{Kind: clustering.Kind(kind), Values: clustering.Values(d, types, nil, n)}
 	for i, v := range b.Values {
 		if v != nil {
 			b.Values[i] = slices.Clone(v) // kept past d's buffer

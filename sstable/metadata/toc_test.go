@@ -1,4 +1,4 @@
-package sstable
+package metadata
 
 import (
 	"errors"
@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sstable-flight/sstable-flight/internal/testkit/corpus"
+	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 )
 
 func TestParseTOC(t *testing.T) {
@@ -33,7 +36,7 @@ func TestParseTOC(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseTOC([]byte(tc.toc), "ks/t/oa-1-big-TOC.txt")
 			if err != nil {
-				var ce *CorruptionError
+				var ce *base.CorruptionError
 				if !errors.As(err, &ce) || ce.File != "ks/t/oa-1-big-TOC.txt" || ce.Component != "TOC.txt" || ce.Offset != tc.offset ||
 					!strings.Contains(err.Error(), tc.want) {
 					t.Fatalf("got %v, want corruption of ks/t/oa-1-big-TOC.txt at %d: %s", err, tc.offset, tc.want)
@@ -51,7 +54,7 @@ func TestParseTOC(t *testing.T) {
 // SSTable's own directory, with Data.db and Statistics.db, or fail as
 // corruption; never a panic.
 func FuzzParseTOC(f *testing.F) {
-	tocs, _ := filepath.Glob(filepath.Join("..", "testdata", "corpus", "*", "*", "*", "*-TOC.txt"))
+	tocs, _ := filepath.Glob(filepath.Join(corpus.Root(), "*", "*", "*", "*-TOC.txt"))
 	for _, p := range tocs[:min(len(tocs), 8)] {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -62,7 +65,7 @@ func FuzzParseTOC(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		comps, err := ParseTOC(b, "TOC.txt")
 		if err != nil {
-			if !errors.Is(err, ErrCorruption) {
+			if !errors.Is(err, base.ErrCorruption) {
 				t.Fatalf("error is not corruption: %v", err)
 			}
 			return
