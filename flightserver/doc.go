@@ -25,10 +25,9 @@
 // (splits covering the ring exactly once; over a ring, each endpoint
 // located on its range's replicas' servers, balanced), querypin.go (the
 // read time and epochs a query_id shares), tablestats.go and nodeinfo.go
-// (two actions' results), interceptors.go, recover.go and errors.go
-// (statuses, metrics and logs of every RPC, a panic failing its RPC
-// alone), metrics.go, running.go, config.go and
-// clusterconfig.go.
+// (two actions' results), interceptors.go and errors.go (statuses,
+// metrics and logs of every RPC, a panic failing its RPC alone, the RPCs
+// running), metrics.go, config.go and clusterconfig.go.
 //
 // It composes snapshot, sstable and reconcile and owns everything gRPC and
 // Arrow. Config (config.go) is resolved once, by New: defaults applied

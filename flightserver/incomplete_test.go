@@ -19,6 +19,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar/sidecartest"
+	"github.com/sstable-flight/sstable-flight/snapshot/txnlog"
 )
 
 // scanRows reads a whole table through GetFlightInfo and every endpoint,
@@ -206,13 +207,13 @@ func TestObsoleteSSTableBeingDeleted(t *testing.T) {
 				must(t, os.Chtimes(f, mtime, mtime))
 			}
 			log := filepath.Join(dir, "oa_txn_compaction_9a1f0e40-5b8e-11ef-8c99-0242ac120002.log")
-			line := func(typ snapshot.TxnRecordType, path string, update int64, files int) string {
-				return fmt.Sprintf("%s:[%s,%d,%d][%d]\n", typ, path, update, files, snapshot.TxnRecordChecksum(typ, path, update, files))
+			line := func(typ txnlog.RecordType, path string, update int64, files int) string {
+				return fmt.Sprintf("%s:[%s,%d,%d][%d]\n", typ, path, update, files, txnlog.RecordChecksum(typ, path, update, files))
 			}
 			must(t, os.WriteFile(log, []byte(
-				line(snapshot.TxnAdd, filepath.Join(dir, "oa-4-big-"), 0, 0)+
-					line(snapshot.TxnRemove, filepath.Join(dir, "oa-3-big-"), mtime.UnixMilli(), len(old))+
-					line(snapshot.TxnCommit, "", 0, 0)), 0o644))
+				line(txnlog.Add, filepath.Join(dir, "oa-4-big-"), 0, 0)+
+					line(txnlog.Remove, filepath.Join(dir, "oa-3-big-"), mtime.UnixMilli(), len(old))+
+					line(txnlog.Commit, "", 0, 0)), 0o644))
 			check := func(stage string) {
 				t.Helper()
 				time.Sleep(5 * time.Millisecond) // past the window

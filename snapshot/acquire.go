@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sstable-flight/sstable-flight/snapshot/txnlog"
 	"github.com/sstable-flight/sstable-flight/sstable"
 )
 
@@ -245,7 +246,7 @@ func (m *Manager) nextID() string {
 // or a listed SSTable looked incomplete.
 func retryable(err error) bool {
 	var u unsettled
-	return errors.As(err, &u) || errors.Is(err, errVanished) || errors.Is(err, ErrTxnInProgress) || errors.Is(err, fs.ErrNotExist)
+	return errors.As(err, &u) || errors.Is(err, errVanished) || errors.Is(err, txnlog.ErrInProgress) || errors.Is(err, fs.ErrNotExist)
 }
 
 // sameSSTables compares two listings by SSTable, component sizes and the

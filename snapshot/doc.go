@@ -3,11 +3,14 @@
 // compactions, and keeps data seconds fresh.
 //
 //   - Lister finds table directories (layout.go) and lists their
-//     SSTables as Cassandra would load them: txn logs (txnlog.go,
-//     txnrecord.go, txnclassify.go) hide what a running flush or
+//     SSTables as Cassandra would load them: txn logs (snapshot/txnlog)
+//     hide what a running flush or
 //     compaction writes and what a finished one obsoleted. Keyspace and
 //     table directories that are symbolic links are never entered
-//     (skipLink); the Lister tells its caller of each once.
+//     (skipLink); the Lister tells its caller of each once. A Locator
+//     (locate.go) finds a table as the mode reads it: its local
+//     directory (PickDir among a re-created table's), or in Sidecar
+//     mode the table Sidecar snapshots.
 //   - Before an epoch takes them, listed SSTables are checked whole
 //     (complete.go): an incomplete SSTable no txn log hides fails the cut
 //     with ErrMissingComponent or ErrNotRegular, once listing again did

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 
+	"github.com/sstable-flight/sstable-flight/snapshot/txnlog"
 	"github.com/sstable-flight/sstable-flight/sstable/metadata"
 )
 
@@ -112,11 +113,11 @@ func layout(dataDir string, skipped func(SkippedLink)) ([]TableDir, error) {
 
 // listSSTables lists the SSTables Cassandra itself would load from dir:
 // not those of a flush or compaction still in progress, nor those a
-// finished compaction obsoleted but has not deleted yet (see txnlog.go).
-// It fails with ErrTxnInProgress when it raced with Cassandra finishing a
+// finished compaction obsoleted but has not deleted yet (see snapshot/txnlog).
+// It fails with txnlog.ErrInProgress when it raced with Cassandra finishing a
 // transaction; listing again resolves that.
 func listSSTables(dir string) ([]SSTable, error) {
-	entries, err := liveEntries(dir)
+	entries, err := txnlog.LiveEntries(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -53,7 +53,7 @@ var ErrSystemKeyspace = errors.New("cassandra system keyspaces are never served"
 // directory changes.
 type Registry struct {
 	dataDir string // resolved: Manager.DataDir
-	lister  *snapshot.Lister
+	locate  *snapshot.Locator
 	schemas SchemaSource
 	snaps   *snapshot.Manager
 	// fresh is how long a found directory and a resolved schema are
@@ -81,7 +81,7 @@ type Registry struct {
 // and reported to skipped. guard bounds the waits on storage its
 // listings, snapshots and schema files take.
 func NewRegistry(snaps *snapshot.Manager, schemas SchemaSource, now func() time.Time, guard *iostall.Guard, skipped func(snapshot.SkippedLink)) *Registry {
-	return &Registry{dataDir: snaps.DataDir(), lister: snapshot.NewLister(snaps.DataDir(), skipped), schemas: schemas, snaps: snaps,
+	return &Registry{dataDir: snaps.DataDir(), locate: snaps.NewLocator(skipped), schemas: schemas, snaps: snaps,
 		fresh: snaps.Window(), now: now, guard: guard, built: map[string]*Table{}, found: map[Name]foundDir{}}
 }
 
@@ -148,10 +148,11 @@ func (ts *Registry) Acquire(ctx context.Context, keyspace, name string) (*Lease,
 // about one per window, which runs where it is, without the guard's
 // goroutine and wait (a sixth of a warm keyed read's instructions when
 // every request took them). nil: the caller takes the guarded way.
-// Sidecar mode finds a table through the schema source, which may ask
-// Cassandra: it always takes the guarded way.
+// Where tables are not local directories (Sidecar mode) finding one asks
+// the schema source, which may ask Cassandra: it always takes the guarded
+// way.
 func (ts *Registry) acquireWarm(ctx context.Context, keyspace, name string) *Lease {
-	if ts.snaps.Mode() == snapshot.Sidecar {
+	if !ts.locate.Local() {
 		return nil
 	}
 	td, ok := ts.foundFresh(Name{Keyspace: keyspace, Table: name}, ts.now())
@@ -247,34 +248,24 @@ func checkNames(keyspace, name string) error {
 
 // find resolves a table's directory; checkNames passed.
 func (ts *Registry) find(ctx context.Context, keyspace, name string) (snapshot.TableDir, error) {
-	if ts.snaps.Mode() == snapshot.Sidecar {
-		// No local directory: the table is whatever Sidecar snapshots
-		// (an unknown one fails the cut with snapshot.ErrNoTable).
-		td := snapshot.SidecarTable(keyspace, name)
-		td.ID, _ = ts.schemas.TableID(ctx, keyspace, name)
-		return td, nil
-	}
 	key := Name{Keyspace: keyspace, Table: name}
 	now := ts.now()
 	if td, ok := ts.foundFresh(key, now); ok {
 		return td, nil
 	}
-	dirs, err := ts.lister.Find(keyspace, name)
+	// The schema source's id names the current directory of a table
+	// dropped and re-created (and Sidecar's table).
+	id := func() (string, bool) { return ts.schemas.TableID(ctx, keyspace, name) }
+	td, ok, err := ts.locate.Find(keyspace, name, id)
 	if err != nil {
 		return snapshot.TableDir{}, fmt.Errorf("find table %s.%s: %w", keyspace, name, err)
 	}
-	if len(dirs) == 0 {
+	if !ok {
 		return snapshot.TableDir{}, fmt.Errorf("find table %s.%s: %w", keyspace, name, ErrNotFound)
 	}
-	// A table dropped and re-created has several directories
-	// (Cassandra leaves the old one, with its snapshots): the schema
-	// source's id names the current one, asked only then.
-	var id string
-	var known bool
-	if len(dirs) > 1 {
-		id, known = ts.schemas.TableID(ctx, keyspace, name)
+	if !ts.locate.Local() {
+		return td, nil
 	}
-	td := snapshot.PickDir(dirs, id, known)
 	ts.mu.Lock()
 	ts.found[key] = foundDir{td: td, at: now}
 	ts.mu.Unlock()
@@ -348,32 +339,24 @@ func (ts *Registry) leaseWarm(e *snapshot.Epoch) *Lease {
 	return nil
 }
 
-// All lists every user table of the data directory, or in Sidecar mode
-// every user table the schema source knows: never the tables of
+// All lists every user table the locator finds (the data directory's,
+// or in Sidecar mode the schema source's): never the tables of
 // Cassandra's system keyspaces, which checkNames refuses.
 func (ts *Registry) All(ctx context.Context) ([]snapshot.TableDir, error) {
 	var found []snapshot.TableDir
-	if ts.snaps.Mode() != snapshot.Sidecar {
-		var err error
-		op := iostall.Op{Action: "list", Path: ts.dataDir, Offset: -1}
-		if gerr := ts.guard.DoTimeout(ctx, op, 2*ts.guard.Timeout(), func() { found, err = ts.lister.Layout() }, nil); gerr != nil {
-			return nil, gerr
-		}
-		if err != nil {
-			return nil, err
-		}
-	} else {
-		found = ts.schemas.Tables()
+	var err error
+	op := iostall.Op{Action: "list", Path: ts.dataDir, Offset: -1}
+	if gerr := ts.guard.DoTimeout(ctx, op, 2*ts.guard.Timeout(), func() { found, err = ts.locate.All(ts.schemas.Tables) }, nil); gerr != nil {
+		return nil, gerr
+	}
+	if err != nil {
+		return nil, err
 	}
 	var out []snapshot.TableDir
 	for _, td := range found {
-		if catalog.IsSystemKeyspace(td.Keyspace) {
-			continue
+		if !catalog.IsSystemKeyspace(td.Keyspace) {
+			out = append(out, td)
 		}
-		if ts.snaps.Mode() == snapshot.Sidecar {
-			td = snapshot.SidecarTable(td.Keyspace, td.Table)
-		}
-		out = append(out, td)
 	}
 	return out, nil
 }

@@ -37,6 +37,7 @@ var below = []struct {
 	{"reconcile", []string{"sstable", "token"}},
 	{"snapshot", []string{"sstable", "snapshot/"}},
 	{"snapshot/sidecar", []string{"sstable"}},
+	{"snapshot/txnlog", []string{"sstable/metadata"}},
 	{"cluster", []string{"token"}},
 	{"cluster/kube", []string{"cluster"}},
 	{"flightserver/", []string{"flightserver/", "sstable", "reconcile", "snapshot", "cluster", "token"}},

@@ -1,4 +1,4 @@
-package snapshot
+package txnlog
 
 // Which files the txn logs of a directory hide (LogAwareFileLister).
 
@@ -13,20 +13,20 @@ import (
 	"github.com/sstable-flight/sstable-flight/sstable/metadata"
 )
 
-// TxnTemporaryFiles lists the txn logs of dir and returns which of files
+// TemporaryFiles lists the txn logs of dir and returns which of files
 // they make temporary, as LogAwareFileLister.classifyFiles. files must name
 // dir's entries other than txn logs (and directories, but for those named
 // as SSTable components), and must be listed before calling: Cassandra
 // deletes a log after the files it obsoletes, so listing files first and
 // logs second never misses a log whose files were listed.
-func TxnTemporaryFiles(dir string, files []string) (map[string]bool, error) {
+func TemporaryFiles(dir string, files []string) (map[string]bool, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("list txn logs: %w", err)
 	}
 	temp := map[string]bool{}
 	for _, e := range entries {
-		if e.IsDir() || !IsTxnLogName(e.Name()) {
+		if e.IsDir() || !IsName(e.Name()) {
 			continue
 		}
 		if err := classifyTxnLog(dir, e.Name(), files, temp); err != nil {
@@ -38,11 +38,11 @@ func TxnTemporaryFiles(dir string, files []string) (map[string]bool, error) {
 
 // recordFiles pairs a valid ADD or REMOVE record with its listed files.
 type recordFiles struct {
-	rec   TxnRecord
+	rec   Record
 	names []string
 }
 
-func (l *TxnLog) filesOf(t TxnRecordType, files []string) []recordFiles {
+func (l *Log) filesOf(t RecordType, files []string) []recordFiles {
 	var out []recordFiles
 	for _, r := range l.Records {
 		if r.Type != t || !r.Valid() || !l.inOwnDir(r) {
@@ -62,11 +62,11 @@ func (l *TxnLog) filesOf(t TxnRecordType, files []string) []recordFiles {
 
 func classifyTxnLog(dir, name string, files []string, temp map[string]bool) error {
 	path := filepath.Join(dir, name)
-	l, err := ReadTxnLog(path)
+	l, err := Read(path)
 	if err != nil {
 		return fmt.Errorf("list table dir %s: %w", dir, err)
 	}
-	old, added := l.filesOf(TxnRemove, files), l.filesOf(TxnAdd, files)
+	old, added := l.filesOf(Remove, files), l.filesOf(Add, files)
 	// A completed log applies whatever is on disk. An unfinished one whose
 	// old files are all there is in progress and reads as aborted.
 	if l.Completed() || allPresent(old) {
@@ -80,7 +80,7 @@ func classifyTxnLog(dir, name string, files []string, temp map[string]bool) erro
 	} else if err != nil {
 		return fmt.Errorf("list table dir %s: stat txn log %s: %w", dir, name, err)
 	}
-	again, err := ReadTxnLog(path)
+	again, err := Read(path)
 	if err != nil {
 		return fmt.Errorf("list table dir %s: %w", dir, err)
 	}
@@ -88,7 +88,7 @@ func classifyTxnLog(dir, name string, files []string, temp map[string]bool) erro
 		markTemporary(again.Committed(), old, added, temp)
 		return nil
 	}
-	err = fmt.Errorf("list table dir %s: txn log %s is not completed but SSTables it removes have files missing: %w", dir, name, ErrTxnInProgress)
+	err = fmt.Errorf("list table dir %s: txn log %s is not completed but SSTables it removes have files missing: %w", dir, name, ErrInProgress)
 	if again.Corrupt != nil {
 		err = fmt.Errorf("%w (log corrupt: %v)", err, again.Corrupt)
 	}
@@ -119,12 +119,12 @@ func markTemporary(committed bool, old, added []recordFiles, temp map[string]boo
 	}
 }
 
-// liveEntries lists dir as LogAwareFileLister does, files first and txn
+// LiveEntries lists dir as LogAwareFileLister does, files first and txn
 // logs second, and returns its entries other than txn logs, the files the
 // logs make temporary, and directories not named as SSTable components
 // (secondary indexes, snapshots/, backups/). A directory named as a
 // component stays, to be reported: it stands where a file should be.
-func liveEntries(dir string) ([]fs.DirEntry, error) {
+func LiveEntries(dir string) ([]fs.DirEntry, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("list table dir: %w", err)
@@ -132,13 +132,13 @@ func liveEntries(dir string) ([]fs.DirEntry, error) {
 	var files []fs.DirEntry
 	var names []string
 	for _, e := range entries {
-		if IsTxnLogName(e.Name()) || e.IsDir() && !isComponentName(e.Name()) {
+		if IsName(e.Name()) || e.IsDir() && !isComponentName(e.Name()) {
 			continue
 		}
 		files = append(files, e)
 		names = append(names, e.Name())
 	}
-	temp, err := TxnTemporaryFiles(dir, names)
+	temp, err := TemporaryFiles(dir, names)
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,12 @@
-package snapshot
+package txnlog
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,31 +26,31 @@ const txnCassDir = "/var/lib/cassandra/data/ks/t-0123456789abcdef0123456789abcde
 func TestTxnRecordChecksumMatchesCassandra(t *testing.T) {
 	for _, c := range []struct {
 		line      string
-		typ       TxnRecordType
+		typ       RecordType
 		path      string
 		upd       int64
 		numFiles  int
 		wantValid bool
 	}{
-		{"ADD:[" + txnCassDir + "/nb-5-big-,0,8][2746971733]", TxnAdd, txnCassDir + "/nb-5-big-", 0, 8, true},
-		{"COMMIT:[,0,0][2613697770]", TxnCommit, "", 0, 0, true},
-		{"ABORT:[,0,0][737437348]", TxnAbort, "", 0, 0, true},
+		{"ADD:[" + txnCassDir + "/nb-5-big-,0,8][2746971733]", Add, txnCassDir + "/nb-5-big-", 0, 8, true},
+		{"COMMIT:[,0,0][2613697770]", Commit, "", 0, 0, true},
+		{"ABORT:[,0,0][737437348]", Abort, "", 0, 0, true},
 		// 3.0.8–4.x form: no trailing '-'.
-		{"ADD:[" + txnCassDir + "/nb-5-big,0,8][3066746779]", TxnAdd, txnCassDir + "/nb-5-big", 0, 8, true},
+		{"ADD:[" + txnCassDir + "/nb-5-big,0,8][3066746779]", Add, txnCassDir + "/nb-5-big", 0, 8, true},
 		// The update time's high and low halves both count.
-		{"REMOVE:[" + txnCassDir + "/nb-3-big,1700000000123,8][729053662]", TxnRemove, txnCassDir + "/nb-3-big", 1700000000123, 8, true},
-		{"REMOVE:[" + txnCassDir + "/nb-3-big-,1700000000123,8][2108436137]", TxnRemove, txnCassDir + "/nb-3-big-", 1700000000123, 8, true},
+		{"REMOVE:[" + txnCassDir + "/nb-3-big,1700000000123,8][729053662]", Remove, txnCassDir + "/nb-3-big", 1700000000123, 8, true},
+		{"REMOVE:[" + txnCassDir + "/nb-3-big-,1700000000123,8][2108436137]", Remove, txnCassDir + "/nb-3-big-", 1700000000123, 8, true},
 		// Lower case parses; the checksum still covers "ADD".
-		{"add:[" + txnCassDir + "/da-3gbu_0q1s_1v9ht2l3ewfb5kbs3u-bti,0,9][3498402147]", TxnAdd, txnCassDir + "/da-3gbu_0q1s_1v9ht2l3ewfb5kbs3u-bti", 0, 9, true},
+		{"add:[" + txnCassDir + "/da-3gbu_0q1s_1v9ht2l3ewfb5kbs3u-bti,0,9][3498402147]", Add, txnCassDir + "/da-3gbu_0q1s_1v9ht2l3ewfb5kbs3u-bti", 0, 9, true},
 		// Only REMOVE keeps an update time, only ADD and REMOVE a path.
-		{"ADD:[" + txnCassDir + "/nb-5-big,1700000000123,8][3066746779]", TxnAdd, txnCassDir + "/nb-5-big", 0, 8, true},
-		{"commit:[1700000000123,0,0][2613697770]", TxnCommit, "", 0, 0, true},
+		{"ADD:[" + txnCassDir + "/nb-5-big,1700000000123,8][3066746779]", Add, txnCassDir + "/nb-5-big", 0, 8, true},
+		{"commit:[1700000000123,0,0][2613697770]", Commit, "", 0, 0, true},
 	} {
-		r := ParseTxnRecord(c.line)
+		r := ParseRecord(c.line)
 		if r.Valid() != c.wantValid || r.Type != c.typ || r.Path != c.path || r.UpdateTime != c.upd || r.NumFiles != c.numFiles {
 			t.Errorf("%s: got %+v", c.line, r)
 		}
-		if got := TxnRecordChecksum(r.Type, r.Path, r.UpdateTime, r.NumFiles); int64(got) != r.Checksum {
+		if got := RecordChecksum(r.Type, r.Path, r.UpdateTime, r.NumFiles); int64(got) != r.Checksum {
 			t.Errorf("%s: checksum %d, Cassandra wrote %d", c.line, got, r.Checksum)
 		}
 	}
@@ -57,18 +59,18 @@ func TestTxnRecordChecksumMatchesCassandra(t *testing.T) {
 func TestParseTxnRecordRejects(t *testing.T) {
 	for _, c := range []struct {
 		line string
-		typ  TxnRecordType
+		typ  RecordType
 	}{
-		{"ADD:[" + txnCassDir + "/nb-5-big-,0,8][12345678]", TxnAdd}, // bad checksum
-		{"COMMIT:[,0,0][26136977]", TxnCommit},                       // torn checksum
-		{"COMMIT:[,0,0][2613697", TxnUnknown},                        // torn line
-		{"COMMIT:[,0,0]", TxnUnknown},                                // no checksum
-		{"commit:[a,b,c][12345678]", TxnUnknown},                     // numbers
-		{"commit:[1 ,0 ,0 ][12345678]", TxnUnknown},                  // spaces
-		{"", TxnUnknown},
-		{"DROP:[,0,0][1]", TxnUnknown},
+		{"ADD:[" + txnCassDir + "/nb-5-big-,0,8][12345678]", Add}, // bad checksum
+		{"COMMIT:[,0,0][26136977]", Commit},                       // torn checksum
+		{"COMMIT:[,0,0][2613697", Unknown},                        // torn line
+		{"COMMIT:[,0,0]", Unknown},                                // no checksum
+		{"commit:[a,b,c][12345678]", Unknown},                     // numbers
+		{"commit:[1 ,0 ,0 ][12345678]", Unknown},                  // spaces
+		{"", Unknown},
+		{"DROP:[,0,0][1]", Unknown},
 	} {
-		r := ParseTxnRecord(c.line)
+		r := ParseRecord(c.line)
 		if r.Valid() || r.Err == nil || r.Type != c.typ {
 			t.Errorf("%q: got %+v, want an invalid %s", c.line, r, c.typ)
 		}
@@ -81,7 +83,7 @@ func TestTxnLogNames(t *testing.T) {
 		"oa_txn_flush_1d2c3f00-5b8e-11ee-8c99-0242ac120002.log",
 		"da_txn_index_summary_1d2c3f00-5b8e-11ee-8c99-0242ac120002.log",
 	} {
-		if !IsTxnLogName(name) {
+		if !IsName(name) {
 			t.Errorf("%s: not a txn log name", name)
 		}
 		if _, err := metadata.ParseDescriptor(name); err == nil {
@@ -89,7 +91,7 @@ func TestTxnLogNames(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"nb-1-big-Data.db", "CommitLog-7-1.log", "nb_txn_.log"} {
-		if IsTxnLogName(name) {
+		if IsName(name) {
 			t.Errorf("%s: taken for a txn log", name)
 		}
 	}
@@ -97,8 +99,8 @@ func TestTxnLogNames(t *testing.T) {
 
 func TestReadTxnLog(t *testing.T) {
 	dir := t.TempDir()
-	add := txnLine(TxnAdd, txnCassDir+"/nb-2-big", 0, 4)
-	commit := txnLine(TxnCommit, "", 0, 0)
+	add := txnLine(Add, txnCassDir+"/nb-2-big", 0, 4)
+	commit := txnLine(Commit, "", 0, 0)
 	for _, c := range []struct {
 		name      string
 		content   string
@@ -123,7 +125,7 @@ func TestReadTxnLog(t *testing.T) {
 		if err := os.WriteFile(path, []byte(c.content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		l, err := ReadTxnLog(path)
+		l, err := Read(path)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -136,11 +138,11 @@ func TestReadTxnLog(t *testing.T) {
 		}
 	}
 	// A log deleted since it was listed reads as empty.
-	l, err := ReadTxnLog(filepath.Join(dir, "nb_txn_flush_gone.log"))
+	l, err := Read(filepath.Join(dir, "nb_txn_flush_gone.log"))
 	if err != nil || len(l.Records) != 0 || l.Completed() {
 		t.Fatalf("deleted log: %+v, %v", l, err)
 	}
-	if _, err := ReadTxnLog(filepath.Join(dir, "notalog.txt")); err == nil {
+	if _, err := Read(filepath.Join(dir, "notalog.txt")); err == nil {
 		t.Fatal("read a file not named as a txn log")
 	}
 }
@@ -170,21 +172,21 @@ func txnTouch(t *testing.T, path string, mtime time.Time) {
 }
 
 // txnLine formats a record as Cassandra writes it.
-func txnLine(typ TxnRecordType, path string, updateTime int64, numFiles int) string {
-	return fmt.Sprintf("%s:[%s,%d,%d][%d]", typ, path, updateTime, numFiles, TxnRecordChecksum(typ, path, updateTime, numFiles))
+func txnLine(typ RecordType, path string, updateTime int64, numFiles int) string {
+	return fmt.Sprintf("%s:[%s,%d,%d][%d]", typ, path, updateTime, numFiles, RecordChecksum(typ, path, updateTime, numFiles))
 }
 
 func txnAdded(prefix string) string {
-	return txnLine(TxnAdd, txnCassDir+"/"+prefix, 0, len(txnComponents))
+	return txnLine(Add, txnCassDir+"/"+prefix, 0, len(txnComponents))
 }
 
 func txnRemoved(prefix string) string {
-	return txnLine(TxnRemove, txnCassDir+"/"+prefix, txnTime.UnixMilli(), len(txnComponents))
+	return txnLine(Remove, txnCassDir+"/"+prefix, txnTime.UnixMilli(), len(txnComponents))
 }
 
 var (
-	txnCommitted = txnLine(TxnCommit, "", 0, 0)
-	txnAborted   = txnLine(TxnAbort, "", 0, 0)
+	txnCommitted = txnLine(Commit, "", 0, 0)
+	txnAborted   = txnLine(Abort, "", 0, 0)
 )
 
 const txnCompactionLog = "nb_txn_compaction_1d2c3f00-5b8e-11ee-8c99-0242ac120002.log"
@@ -200,18 +202,32 @@ func txnWriteLog(t *testing.T, dir, name string, lines ...string) {
 	}
 }
 
-// txnListed lists dir's SSTables as prefixes, in listing order.
-func txnListed(t *testing.T, dir string) string {
+// txnListed lists the SSTables of dir's live entries as prefixes, in
+// generation order, each with its count of components.
+func txnLive(t *testing.T, dir string) (prefixes []string, components map[string]int) {
 	t.Helper()
-	sts, err := listSSTables(dir)
+	entries, err := LiveEntries(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, st := range sts {
-		out = append(out, st.Prefix)
+	components = map[string]int{}
+	for _, e := range entries {
+		if d, err := metadata.ParseDescriptor(e.Name()); err == nil {
+			if components[d.Prefix()] == 0 {
+				prefixes = append(prefixes, d.Prefix())
+			}
+			components[d.Prefix()]++
+		}
 	}
-	return strings.Join(out, ",")
+	slices.SortFunc(prefixes, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) })
+	return prefixes, components
+}
+
+// txnListed lists dir's live SSTables as prefixes, in generation order.
+func txnListed(t *testing.T, dir string) string {
+	t.Helper()
+	prefixes, _ := txnLive(t, dir)
+	return strings.Join(prefixes, ",")
 }
 
 func TestListingFollowsTxnLogs(t *testing.T) {
@@ -242,7 +258,7 @@ func TestListingFollowsTxnLogs(t *testing.T) {
 		{"generation prefix", []string{"nb-1-big", "nb-11-big"},
 			[]string{txnAdded("nb-1-big")}, "nb-11-big"},
 		{"generation prefix, 5.0 form", []string{"nb-1-big", "nb-11-big"},
-			[]string{txnLine(TxnAdd, txnCassDir+"/nb-1-big-", 0, 4)}, "nb-11-big"},
+			[]string{txnLine(Add, txnCassDir+"/nb-1-big-", 0, 4)}, "nb-11-big"},
 		// LogTransactionTest.testCorruptRecord: a corrupt commit leaves the
 		// transaction in progress.
 		{"commit with a bad checksum", []string{"nb-1-big", "nb-2-big"},
@@ -274,7 +290,7 @@ func TestListingMatchesRecordsInThisDirectory(t *testing.T) {
 	txnWriteSSTable(t, dir, "oa-1-big")
 	txnWriteSSTable(t, dir, "oa-2-big")
 	txnWriteLog(t, dir, "oa_txn_flush_1d2c3f00-5b8e-11ee-8c99-0242ac120002.log",
-		txnLine(TxnAdd, filepath.Join(dir, "oa-2-big"), 0, 4))
+		txnLine(Add, filepath.Join(dir, "oa-2-big"), 0, 4))
 	if got := txnListed(t, dir); got != "oa-1-big" {
 		t.Fatalf("listed %s, want oa-1-big", got)
 	}
@@ -291,9 +307,9 @@ func TestListingRaceWithFinishedCompaction(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "nb-1-big-Data.db")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := listSSTables(dir)
-	if !errors.Is(err, ErrTxnInProgress) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), txnCompactionLog) {
-		t.Fatalf("got %v, want ErrTxnInProgress naming %s and %s", err, dir, txnCompactionLog)
+	_, err := LiveEntries(dir)
+	if !errors.Is(err, ErrInProgress) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), txnCompactionLog) {
+		t.Fatalf("got %v, want ErrInProgress naming %s and %s", err, dir, txnCompactionLog)
 	}
 	// Once committed, the missing files are expected.
 	txnWriteLog(t, dir, txnCompactionLog, txnAdded("nb-3-big"), txnRemoved("nb-1-big"), txnRemoved("nb-2-big"), txnCommitted)
@@ -313,12 +329,9 @@ func TestListingTornCommitWithMissingFile(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "nb-1-big-Data.db")); err != nil {
 		t.Fatal(err)
 	}
-	sts, err := listSSTables(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(sts) != 1 || sts[0].Prefix != "nb-1-big" || len(sts[0].Components) != len(txnComponents)-1 {
-		t.Fatalf("listed %+v, want nb-1-big without its Data.db", sts)
+	prefixes, components := txnLive(t, dir)
+	if len(prefixes) != 1 || prefixes[0] != "nb-1-big" || components["nb-1-big"] != len(txnComponents)-1 {
+		t.Fatalf("listed %v %v, want nb-1-big without its Data.db", prefixes, components)
 	}
 }
 
@@ -350,7 +363,7 @@ func TestListingChecksObsoletedFiles(t *testing.T) {
 				txnTouch(t, filepath.Join(dir, "nb-1-big-"+c.touch), c.mtime)
 			}
 			txnWriteLog(t, dir, txnCompactionLog, txnAdded("nb-2-big"),
-				txnLine(TxnRemove, txnCassDir+"/nb-1-big", c.logTime, 4), txnCommitted)
+				txnLine(Remove, txnCassDir+"/nb-1-big", c.logTime, 4), txnCommitted)
 			if got := txnListed(t, dir); got != c.want {
 				t.Errorf("listed %s, want %s", got, c.want)
 			}
@@ -368,14 +381,14 @@ func TestTxnTemporaryFilesUsesTheGivenListing(t *testing.T) {
 	for _, c := range txnComponents {
 		names = append(names, "nb-1-big-"+c)
 	}
-	temp, err := TxnTemporaryFiles(dir, names)
+	temp, err := TemporaryFiles(dir, names)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(temp) != len(txnComponents) {
 		t.Fatalf("temporary %v, want all of nb-1-big", temp)
 	}
-	if temp, err = TxnTemporaryFiles(dir, names[:1]); err != nil || len(temp) != 1 {
+	if temp, err = TemporaryFiles(dir, names[:1]); err != nil || len(temp) != 1 {
 		t.Fatalf("temporary %v, %v; want only %s", temp, err, names[0])
 	}
 }
@@ -385,8 +398,8 @@ func TestTxnTemporaryFilesUsesTheGivenListing(t *testing.T) {
 // directory apply there, whether the log names it as we see it or not.
 func TestListingJBODTransactions(t *testing.T) {
 	const otherDir = "/var/lib/cassandra/data2/ks/t-0123456789abcdef0123456789abcdef"
-	other := func(typ TxnRecordType, prefix string) string {
-		return txnLine(typ, otherDir+"/"+prefix, map[TxnRecordType]int64{TxnRemove: txnTime.UnixMilli()}[typ], 4)
+	other := func(typ RecordType, prefix string) string {
+		return txnLine(typ, otherDir+"/"+prefix, map[RecordType]int64{Remove: txnTime.UnixMilli()}[typ], 4)
 	}
 	for _, c := range []struct {
 		name     string
@@ -395,16 +408,16 @@ func TestListingJBODTransactions(t *testing.T) {
 		want     string
 	}{
 		{"in progress seen elsewhere", []string{"nb-1-big", "nb-3-big"}, func(string) []string {
-			return []string{txnAdded("nb-3-big"), txnRemoved("nb-1-big"), other(TxnRemove, "nb-2-big")}
+			return []string{txnAdded("nb-3-big"), txnRemoved("nb-1-big"), other(Remove, "nb-2-big")}
 		}, "nb-1-big"},
 		{"in progress seen where Cassandra sees it", []string{"nb-1-big", "nb-3-big"}, func(dir string) []string {
-			return []string{txnLine(TxnAdd, dir+"/nb-3-big", 0, 4), txnLine(TxnRemove, dir+"/nb-1-big", txnTime.UnixMilli(), 4), other(TxnRemove, "nb-2-big")}
+			return []string{txnLine(Add, dir+"/nb-3-big", 0, 4), txnLine(Remove, dir+"/nb-1-big", txnTime.UnixMilli(), 4), other(Remove, "nb-2-big")}
 		}, "nb-1-big"},
 		{"committed with only our old SSTable here", []string{"nb-2-big", "nb-5-big"}, func(string) []string {
-			return []string{other(TxnAdd, "nb-3-big"), other(TxnRemove, "nb-1-big"), txnRemoved("nb-2-big"), txnCommitted}
+			return []string{other(Add, "nb-3-big"), other(Remove, "nb-1-big"), txnRemoved("nb-2-big"), txnCommitted}
 		}, "nb-5-big"},
 		{"aborted with only our new SSTable here", []string{"nb-3-big", "nb-5-big"}, func(string) []string {
-			return []string{txnAdded("nb-3-big"), other(TxnRemove, "nb-1-big"), other(TxnRemove, "nb-2-big"), txnAborted}
+			return []string{txnAdded("nb-3-big"), other(Remove, "nb-1-big"), other(Remove, "nb-2-big"), txnAborted}
 		}, "nb-5-big"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -434,7 +447,7 @@ func TestTxnLogReadIsCapped(t *testing.T) {
 	if err := os.Truncate(log, 64<<30); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadTxnLog(log); err == nil || !strings.Contains(err.Error(), "more than the") {
+	if _, err := Read(log); err == nil || !strings.Contains(err.Error(), "more than the") {
 		t.Fatalf("64 GiB txn log: %v", err)
 	}
 }

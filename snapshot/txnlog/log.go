@@ -1,13 +1,4 @@
-package snapshot
-
-// Cassandra's lifecycle transactions (db/lifecycle: LogFile, LogRecord,
-// LogAwareFileLister) keep a log next to the SSTables a flush, compaction
-// or stream writes (ADD) or obsoletes (REMOVE). The log ends with COMMIT or
-// ABORT, then Cassandra deletes the losing side's files and deletes the log
-// last. Until then the directory holds files that are not part of the table.
-// This file reads and verifies the logs; txnrecord.go parses their lines and
-// txnclassify.go classifies files as Cassandra does when it loads a table's
-// SSTables.
+package txnlog
 
 import (
 	"bytes"
@@ -24,11 +15,11 @@ import (
 	"github.com/sstable-flight/sstable-flight/sstable/metadata"
 )
 
-// ErrTxnInProgress means a txn log is not completed although some of the
+// ErrInProgress means a txn log is not completed although some of the
 // files it obsoletes are gone: the listing raced with Cassandra finishing
 // the transaction (or the directory is damaged). Listing again resolves a
 // race.
-var ErrTxnInProgress = errors.New("sstable lifecycle transaction in progress")
+var ErrInProgress = errors.New("sstable lifecycle transaction in progress")
 
 // txnLogNameRE is LogFile.FILE_REGEX: <version>_txn_<operation>_<id>.log.
 var txnLogNameRE = regexp.MustCompile(`^(.{2})_txn_(.*)_(.*)\.log$`)
@@ -37,16 +28,16 @@ var txnLogNameRE = regexp.MustCompile(`^(.{2})_txn_(.*)_(.*)\.log$`)
 // case-insensitive.
 var txnRecordRE = regexp.MustCompile(`(?i)^(add|remove|commit|abort):\[([^,]*),?([^,]*),?([^,]*)\]\[(\d*)\]$`)
 
-// IsTxnLogName reports whether a file name is a txn log's.
-func IsTxnLogName(name string) bool { return txnLogNameRE.MatchString(name) }
+// IsName reports whether a file name is a txn log's.
+func IsName(name string) bool { return txnLogNameRE.MatchString(name) }
 
-// TxnLog is a parsed and verified txn log.
-type TxnLog struct {
+// Log is a parsed and verified txn log.
+type Log struct {
 	Path      string
 	Version   string // the sstable version that named the log, e.g. nb
 	Operation string // e.g. compaction, flush
 	ID        string
-	Records   []TxnRecord
+	Records   []Record
 	// Corrupt says why Cassandra's LogFile.verify would reject the log; nil
 	// when it accepts it, which includes a torn last line. Its valid records
 	// apply even so, as when Cassandra loads SSTables (OnTxnErr.IGNORE).
@@ -54,24 +45,24 @@ type TxnLog struct {
 	own     string // the directory the log names for its own; "" if unknown
 }
 
-func (l *TxnLog) lastIs(t TxnRecordType) bool {
+func (l *Log) lastIs(t RecordType) bool {
 	n := len(l.Records)
 	return n > 0 && l.Records[n-1].Type == t && l.Records[n-1].Valid()
 }
 
 // Committed reports whether the last record is a valid COMMIT.
-func (l *TxnLog) Committed() bool { return l.lastIs(TxnCommit) }
+func (l *Log) Committed() bool { return l.lastIs(Commit) }
 
 // Aborted reports whether the last record is a valid ABORT.
-func (l *TxnLog) Aborted() bool { return l.lastIs(TxnAbort) }
+func (l *Log) Aborted() bool { return l.lastIs(Abort) }
 
 // Completed reports whether the transaction committed or aborted.
-func (l *TxnLog) Completed() bool { return l.Committed() || l.Aborted() }
+func (l *Log) Completed() bool { return l.Committed() || l.Aborted() }
 
-// ReadTxnLog reads a txn log and verifies it against the files of its
+// Read reads a txn log and verifies it against the files of its
 // directory. A log deleted meanwhile reads as empty, as in Cassandra
 // (FileUtils.readLines): its transaction is over.
-func ReadTxnLog(path string) (*TxnLog, error) {
+func Read(path string) (*Log, error) {
 	m := txnLogNameRE.FindStringSubmatch(filepath.Base(path))
 	if m == nil {
 		return nil, fmt.Errorf("read txn log %s: not named <version>_txn_<operation>_<id>.log", path)
@@ -80,7 +71,7 @@ func ReadTxnLog(path string) (*TxnLog, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read txn log %s: %w", path, err)
 	}
-	l := &TxnLog{Path: path, Version: m[1], Operation: m[2], ID: m[3]}
+	l := &Log{Path: path, Version: m[1], Operation: m[2], ID: m[3]}
 	structural := l.readRecords(splitLines(data))
 	dir := filepath.Dir(path)
 	entries, err := os.ReadDir(dir)
@@ -99,9 +90,9 @@ func ReadTxnLog(path string) (*TxnLog, error) {
 // readRecords is LogReplicaSet.readRecords for a single replica: it stops at
 // a duplicate record (left out) or at a COMMIT or ABORT that is not the last
 // line (kept, invalid).
-func (l *TxnLog) readRecords(lines []string) error {
+func (l *Log) readRecords(lines []string) error {
 	for i, line := range lines {
-		r := ParseTxnRecord(line)
+		r := ParseRecord(line)
 		for _, o := range l.Records {
 			if r.sameAs(o) {
 				return fmt.Errorf("line %d duplicates an earlier record", i+1)
@@ -119,20 +110,20 @@ func (l *TxnLog) readRecords(lines []string) error {
 	return nil
 }
 
-// verify is LogFile.verify: checksums (checked by ParseTxnRecord), then a
+// verify is LogFile.verify: checksums (checked by ParseRecord), then a
 // REMOVE record must still describe its files, lest a log left behind
 // obsolete SSTables restored from a backup. Only the last record may be
 // invalid (a torn write), and then only if every REMOVE record still has
 // all its files; the log is then accepted but not completed. Unlike
 // Cassandra, a log that failed readRecords is verified too, so a record
 // with a bad checksum is never trusted.
-func (l *TxnLog) verify(dir string, names []string, tornLastCheck bool) error {
+func (l *Log) verify(dir string, names []string, tornLastCheck bool) error {
 	disk := map[int]diskFiles{}
 	for i := range l.Records {
 		r := &l.Records[i]
 		// Another directory's files are out of sight: Cassandra checks
 		// them there.
-		if r.Type != TxnRemove || !r.Valid() || !l.inOwnDir(*r) {
+		if r.Type != Remove || !r.Valid() || !l.inOwnDir(*r) {
 			continue
 		}
 		d := onDisk(dir, names, r.filePrefix())
@@ -175,7 +166,7 @@ func (l *TxnLog) verify(dir string, names []string, tornLastCheck bool) error {
 // path than Cassandra did, so failing an exact match it is the only
 // directory named, or the only one whose SSTables have files here. ""
 // means it cannot tell, and then every record applies.
-func (l *TxnLog) ownDir(dir string, names []string) string {
+func (l *Log) ownDir(dir string, names []string) string {
 	dirs := map[string]bool{}
 	for _, r := range l.Records {
 		if r.Type.hasFile() && r.Valid() {
@@ -201,7 +192,7 @@ func (l *TxnLog) ownDir(dir string, names []string) string {
 	return own
 }
 
-func (l *TxnLog) inOwnDir(r TxnRecord) bool { return l.own == "" || r.dir() == l.own }
+func (l *Log) inOwnDir(r Record) bool { return l.own == "" || r.dir() == l.own }
 
 func anyHasPrefix(names []string, prefix string) bool {
 	for _, n := range names {
