@@ -2,8 +2,9 @@
 // CommitLog-<version>-<id>.log files of versions 6 (3.x), 7 (4.x, and 5.0
 // in storage_compatibility_mode CASSANDRA_4) and 8 (5.0) — and hands out
 // each entry's serialized mutation with its CommitLogPosition. It decodes
-// no mutation: that is the job of the package's mutation decoder. It
-// imports nothing of the module but the leaf internal/snippet.
+// no mutation: that is the job of the package's mutation decoder. Of the
+// module it imports sstable/compress (the compressors' one decoder, shared
+// with Data.db's chunks) and the leaf internal/snippet.
 //
 // The format, as Cassandra 5.0 writes and reads it (class names under
 // org.apache.cassandra.db.commitlog unless said otherwise;

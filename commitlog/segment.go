@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/sstable-flight/sstable-flight/sstable/compress"
 )
 
 // DefaultMaxSectionBytes bounds a sync section's uncompressed length when
@@ -89,7 +91,7 @@ type Reader struct {
 	file string
 	opt  Options
 	hdr  Header
-	dec  *decompressor
+	dec  *compress.Decoder
 
 	marker, logical int64 // the current section's marker: file offset, logical position
 	next, nextLog   int64 // the following marker's
@@ -153,8 +155,7 @@ func NewReader(ra io.ReaderAt, size int64, file string, opt Options) (*Reader, e
 	}
 	r.hdr = h
 	if h.Compressed() {
-		kind, _ := codecFor(h.Compression)
-		r.dec = &decompressor{kind: kind, maxLen: opt.MaxSectionBytes}
+		r.dec, _ = newDecompressor(h.Compression, opt.MaxSectionBytes)
 	}
 	r.marker, r.logical = h.Size, h.Size
 	if f := opt.From; f.Marker != 0 {
@@ -233,7 +234,7 @@ func (r *Reader) Checkpoint() Checkpoint {
 // Close releases the decompressor and closes the file Open opened.
 func (r *Reader) Close() error {
 	if r.dec != nil {
-		r.dec.close()
+		r.dec.Close()
 	}
 	r.done = true
 	if r.closer != nil {
@@ -423,7 +424,7 @@ func (r *Reader) loadSection() {
 	}
 	r.sec = grow(r.sec, int(m.ulen))
 	r.enter(m.next, r.logical+markerSize+m.ulen)
-	if err := r.dec.decode(r.sec, r.raw); err != nil {
+	if err := r.dec.Decode(r.sec, r.raw); err != nil {
 		r.fail(tornf(r.file, compSection, off, "%d bytes declared %d uncompressed with %s: %v", clen, m.ulen, r.hdr.Compression, err))
 	}
 }
