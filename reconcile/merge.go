@@ -30,9 +30,6 @@ type Options struct {
 	// fails the merge with its error (sstable.Reader.GetContext). The
 	// merge never looks at its deadline: it is no clock.
 	Context context.Context
-	// Inputs are merged beside the SSTables, each read by the same
-	// access as they are (the commit log's partitions not flushed yet).
-	Inputs []Input
 }
 
 // ctx is the merge's context, Background when Options has none.
@@ -43,12 +40,11 @@ func (o *Options) ctx() context.Context {
 	return o.Context
 }
 
-// source is the scanner of one SSTable or Input, and its place
-// in the merge.
+// source is one SSTable's scanner and its place in the merge.
 type source struct {
-	s     *sstable.Scanner
-	maxTS int64    // its SSTable's or Input's largest write time
-	cols  [2][]int // header column index → table column index (0 regular, 1 static)
+	r    *sstable.Reader
+	s    *sstable.Scanner
+	cols [2][]int // header column index → table column index (0 regular, 1 static)
 	// show is cols[0] with -1 for the columns Options.Columns leaves out:
 	// the fast path sets the values of the others.
 	show []int
@@ -141,8 +137,6 @@ func NewRange(t *Table, readers []*sstable.Reader, opts Options, start, end int6
 	ctx := opts.ctx()
 	return newMerger(t, readers, opts, func(r *sstable.Reader) (*sstable.Scanner, error) {
 		return r.ScanRangeContext(ctx, start, end)
-	}, func(in Input) (*sstable.Scanner, error) {
-		return in.ScanRange(ctx, start, end)
 	})
 }
 
@@ -153,8 +147,6 @@ func NewKey(t *Table, readers []*sstable.Reader, opts Options, key []byte) (*Mer
 	ctx := opts.ctx()
 	return newMerger(t, readers, opts, func(r *sstable.Reader) (*sstable.Scanner, error) {
 		return r.GetContext(ctx, key)
-	}, func(in Input) (*sstable.Scanner, error) {
-		return in.Get(ctx, key)
 	})
 }
 
@@ -166,8 +158,6 @@ func NewSlice(t *Table, readers []*sstable.Reader, opts Options, key []byte, sl 
 	ctx := opts.ctx()
 	m, err := newMerger(t, readers, opts, func(r *sstable.Reader) (*sstable.Scanner, error) {
 		return r.GetSliceContext(ctx, key, sl)
-	}, func(in Input) (*sstable.Scanner, error) {
-		return in.GetSlice(ctx, key, sl)
 	})
 	if m != nil {
 		m.noStaticOnly = true
@@ -175,7 +165,7 @@ func NewSlice(t *Table, readers []*sstable.Reader, opts Options, key []byte, sl 
 	return m, err
 }
 
-func newMerger(t *Table, readers []*sstable.Reader, opts Options, open func(*sstable.Reader) (*sstable.Scanner, error), openInput func(Input) (*sstable.Scanner, error)) (*Merger, error) {
+func newMerger(t *Table, readers []*sstable.Reader, opts Options, open func(*sstable.Reader) (*sstable.Scanner, error)) (*Merger, error) {
 	n := len(t.Columns)
 	if opts.Columns != nil && len(opts.Columns) != n {
 		return nil, fmt.Errorf("start merge: %d column flags for %d columns", len(opts.Columns), n)
@@ -196,7 +186,7 @@ func newMerger(t *Table, readers []*sstable.Reader, opts Options, open func(*sst
 	m.dropped, m.plain, m.statics = d.dropped, d.plain, d.statics
 	m.hasStaticCols = len(d.statics) > 0
 	for _, r := range readers {
-		cols, err := t.columnMap(r.Schema, r.Desc.FileName())
+		cols, err := t.columnMap(r)
 		if err != nil {
 			return nil, err
 		}
@@ -204,18 +194,22 @@ func newMerger(t *Table, readers []*sstable.Reader, opts Options, open func(*sst
 		if err != nil {
 			return nil, err
 		}
-		m.add(&source{s: s}, r.Stats.Stats.MaxTimestamp, cols)
-	}
-	for _, in := range opts.Inputs {
-		cols, err := t.columnMap(in.Schema(), in.Name())
-		if err != nil {
-			return nil, err
+		src := &source{r: r, s: s, cols: cols, plain: true}
+		src.show = cols[0]
+		for _, col := range cols[0] {
+			src.plain = src.plain && col >= 0 && m.plain[col]
 		}
-		s, err := openInput(in)
-		if err != nil {
-			return nil, err
+		if opts.Columns != nil {
+			src.show = make([]int, len(cols[0]))
+			for i, col := range cols[0] {
+				if col >= 0 && !opts.Columns[col] {
+					col = -1
+				}
+				src.show[i] = col
+			}
 		}
-		m.add(&source{s: s}, in.MaxTimestamp(), cols)
+		m.srcs = append(m.srcs, src)
+		m.advancePartition(src)
 	}
 	orderSources(m.srcs)
 	m.clustered = len(t.Clustering) > 0
@@ -226,27 +220,6 @@ func newMerger(t *Table, readers []*sstable.Reader, opts Options, open func(*sst
 		m.plainSrc = m.single.plain && len(m.setBits) == 1
 	}
 	return m, m.err
-}
-
-// add takes one opened source into the merge and moves it to its first
-// partition.
-func (m *Merger) add(src *source, maxTS int64, cols [2][]int) {
-	src.maxTS, src.cols, src.plain = maxTS, cols, true
-	src.show = cols[0]
-	for _, col := range cols[0] {
-		src.plain = src.plain && col >= 0 && m.plain[col]
-	}
-	if m.opts.Columns != nil {
-		src.show = make([]int, len(cols[0]))
-		for i, col := range cols[0] {
-			if col >= 0 && !m.opts.Columns[col] {
-				col = -1
-			}
-			src.show[i] = col
-		}
-	}
-	m.srcs = append(m.srcs, src)
-	m.advancePartition(src)
 }
 
 // orderSources puts the sources in the order Cassandra's point lookup of
@@ -266,7 +239,7 @@ func (m *Merger) add(src *source, maxTS int64, cols [2][]int) {
 // choice follows from the data, so every read here follows it.
 func orderSources(srcs []*source) {
 	slices.SortStableFunc(srcs, func(a, b *source) int {
-		return cmp.Compare(b.maxTS, a.maxTS)
+		return cmp.Compare(b.r.Stats.Stats.MaxTimestamp, a.r.Stats.Stats.MaxTimestamp)
 	})
 }
 

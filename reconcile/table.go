@@ -81,20 +81,19 @@ func (t *Table) Without(names ...string) {
 	t.Columns = out
 }
 
-// columnMap maps a source's columns (an SSTable's header's) to table
-// column indexes: m[static][i] is the table index of its i-th static (1)
-// or regular (0) column, or -1 for a column the table no longer has.
-// name names the source (its file) in errors.
-func (t *Table) columnMap(sch *sstable.Schema, name string) ([2][]int, error) {
+// columnMap maps each reader's header columns to table column indexes:
+// m[static][i] is the table index of the reader's i-th static (1) or
+// regular (0) column, or -1 for a column the table no longer has.
+func (t *Table) columnMap(r *sstable.Reader) ([2][]int, error) {
 	var m [2][]int
 	idx := t.derive().byName
-	for k, cols := range [][]sstable.Column{sch.Regular, sch.Static} {
+	for k, cols := range [][]sstable.Column{r.Schema.Regular, r.Schema.Static} {
 		m[k] = make([]int, len(cols))
 		for i, c := range cols {
 			j, ok := idx[c.Name]
 			if !ok {
 				if _, dropped := t.Dropped[c.Name]; !dropped {
-					return m, fmt.Errorf("map columns of %s: column %q is neither in the table nor dropped", name, c.Name)
+					return m, fmt.Errorf("map columns of %s: column %q is neither in the table nor dropped", r.Desc.FileName(), c.Name)
 				}
 				j = -1
 			}
