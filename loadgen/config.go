@@ -21,6 +21,9 @@ const (
 	ShapeRange = "range" // a random token range of 1/RangeFraction of the ring
 	ShapeSlice = "slice" // one key, rows between two of its sampled clustering values
 	ShapeMix   = "mix"   // each op one of Mix's shapes, drawn by weight
+	// ShapeFresh writes a new row through CQL (CompareCQL) and reads it
+	// through Flight until it is there: latency is its staleness.
+	ShapeFresh = "freshness"
 )
 
 // Defaults of the command's flags that Config leaves to the caller.
@@ -30,7 +33,7 @@ const (
 )
 
 // Shapes lists the shapes in the order the help text gives them.
-var Shapes = []string{ShapePoint, ShapeIn, ShapeSlice, ShapeLimit, ShapeScan, ShapeRange, ShapeMix}
+var Shapes = []string{ShapePoint, ShapeIn, ShapeSlice, ShapeLimit, ShapeScan, ShapeRange, ShapeFresh, ShapeMix}
 
 // needsKeys reports whether a shape reads sampled partition keys.
 func needsKeys(shape string) bool {
@@ -89,6 +92,12 @@ type Config struct {
 	CQLPassword string
 	CQLPageSize int // scan page size (default 5000)
 
+	// FreshTimeout bounds how long a freshness op waits for its row
+	// (default 30 s); FreshPoll is how often the waiting rows are read
+	// (default 10 ms): the resolution of the figures.
+	FreshTimeout time.Duration
+	FreshPoll    time.Duration
+
 	// BeforeStep, when set, runs before each step's warm-up with the arm
 	// ("flight" or "cql") and the step's index: loadgen/flightbench
 	// starts a server CPU profile there, so it covers one step and
@@ -141,6 +150,12 @@ func (c *Config) defaults() {
 	if c.CQLPageSize <= 0 {
 		c.CQLPageSize = 5000
 	}
+	if c.FreshTimeout <= 0 {
+		c.FreshTimeout = 30 * time.Second
+	}
+	if c.FreshPoll <= 0 {
+		c.FreshPoll = 10 * time.Millisecond
+	}
 	if c.Out == nil {
 		c.Out = io.Discard
 	}
@@ -175,10 +190,16 @@ func (c *Config) check() error {
 	if c.Shape == ShapeMix && len(c.Mix) == 0 {
 		errs = append(errs, errors.New("shape mix: no mix given"))
 	}
+	// A mix draws read shapes: not itself, nor the freshness shape,
+	// which writes.
+	mixable := slices.DeleteFunc(slices.Clone(Shapes), func(s string) bool { return s == ShapeMix || s == ShapeFresh })
 	for _, m := range c.Mix {
-		if m.Shape == ShapeMix || !slices.Contains(Shapes, m.Shape) {
-			errs = append(errs, fmt.Errorf("mix: shape %q: want one of %s", m.Shape, strings.Join(Shapes[:len(Shapes)-1], ", ")))
+		if !slices.Contains(mixable, m.Shape) {
+			errs = append(errs, fmt.Errorf("mix: shape %q: want one of %s", m.Shape, strings.Join(mixable, ", ")))
 		}
+	}
+	if c.Shape == ShapeFresh && c.CompareCQL == "" {
+		errs = append(errs, errors.New("shape freshness: writes go through CQL: give the node's host:port (--compare-cql)"))
 	}
 	if c.K > 10_000 && c.Shape == ShapeIn {
 		errs = append(errs, fmt.Errorf("k %d: the server takes at most 10,000 keys per command", c.K))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -21,6 +22,9 @@ import (
 type Result struct {
 	Rows  int64
 	Bytes int64 // Arrow buffer bytes (Flight) or serialized value bytes (CQL)
+	// Since, when set, is where the op's latency starts instead of its
+	// start: the freshness shape's write acknowledgement.
+	Since time.Time
 }
 
 func (r *Result) add(o Result) { r.Rows += o.Rows; r.Bytes += o.Bytes }

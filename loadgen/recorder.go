@@ -77,12 +77,15 @@ func (r *recorder) merge(o *recorder) {
 }
 
 // codeOf names an op's error: the gRPC code (wrapped statuses included),
-// a context's end, or a CQL error class.
+// a freshness op's row never returned, a context's end, or a CQL error
+// class.
 func codeOf(err error) string {
 	if s, ok := status.FromError(err); ok {
 		return s.Code().String()
 	}
 	switch {
+	case errors.Is(err, errNotVisible):
+		return "NotVisible"
 	case errors.Is(err, context.Canceled):
 		return "Canceled"
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, gocql.ErrTimeoutNoResponse):

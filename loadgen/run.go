@@ -53,13 +53,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		fmt.Fprintf(cfg.Out, "sampled %d of %d partitions of %s.%s (%d rows scanned, %d keys skipped) in %.1fs\n",
 			len(p.keys), rep.Sample.Partitions, cfg.Keyspace, cfg.Table, rep.Sample.Rows, rep.Sample.Skipped, time.Since(t0).Seconds())
 	}
+	out := newReporter(&cfg)
+	sc := newScraper(cfg.MetricsURL, cfg.Token)
+	defer sc.close()
+	if cfg.Shape == ShapeFresh {
+		return rep, runFresh(ctx, &cfg, rep, locs, sc, out)
+	}
 	ft, err := armTarget("flight", &cfg, p, func(c *Config) (Target, error) { return newFlightTarget(locs, rep.Schema, c, p) })
 	if err != nil {
 		return nil, err
 	}
-	out := newReporter(&cfg)
-	sc := newScraper(cfg.MetricsURL, cfg.Token)
-	defer sc.close()
 	rep.Flight, err = runRamp(ctx, &cfg, ft, sc, out)
 	rep.Served = locs.Served()
 	out.served(rep.Served)
@@ -82,6 +85,24 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.CQL, err = runRamp(ctx, &cfg, ct, nil, out)
 	out.ratios(rep.Flight, rep.CQL)
 	return rep, err
+}
+
+// runFresh runs the freshness shape's ramp: writes through CQL, reads
+// through Flight, one arm (its steps are Report.Flight).
+func runFresh(ctx context.Context, cfg *Config, rep *Report, locs *Locations, sc *scraper, out *reporter) error {
+	s, err := newCQLSession(cfg)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	t, err := newFreshTarget(s, locs, rep.Schema, cfg)
+	if err != nil {
+		return err
+	}
+	rep.Flight, err = runRamp(ctx, cfg, t, sc, out)
+	rep.Served = locs.Served()
+	out.served(rep.Served)
+	return err
 }
 
 // armTarget is one arm's target: of the configured shape, or a mix of

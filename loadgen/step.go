@@ -207,6 +207,9 @@ func (r *stepRun) do(ctx context.Context, rec *recorder, op uint64, from time.Ti
 	res, err := r.tg.Do(ctx, op)
 	end := time.Now()
 	if r.measured(from) {
+		if !res.Since.IsZero() {
+			from = res.Since
+		}
 		r.note(err)
 		rec.record(end.Sub(from), res, err, end)
 	}

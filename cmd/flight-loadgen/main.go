@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/sstable-flight/sstable-flight/loadgen"
 )
@@ -42,9 +43,11 @@ func run() error {
 	flag.StringVar(&cfg.MetricsURL, "metrics", "http://127.0.0.1:9102/metrics", "the server's Prometheus endpoint for its RSS and CPU (empty: none)")
 	flag.StringVar(&cfg.CAFile, "ca-file", "", "PEM CA of the servers' certificates: dial --addr and grpc+tls locations with TLS verified against it")
 	flag.StringVar(&cfg.Token, "token", "", "bearer token for the Flight server (default: env SSTF_AUTH_TOKEN)")
-	flag.StringVar(&cfg.CompareCQL, "compare-cql", "", "Cassandra host:port: run the same ops through CQL and print ratios")
+	flag.StringVar(&cfg.CompareCQL, "compare-cql", "", "Cassandra host:port: run the same ops through CQL and print ratios (freshness: the node written to)")
 	flag.StringVar(&cfg.CQLUser, "cql-user", "", "CQL user for --compare-cql (password from env SSTF_CASSANDRA_PASSWORD)")
 	flag.IntVar(&cfg.CQLPageSize, "cql-page-size", 5000, "CQL page size")
+	flag.DurationVar(&cfg.FreshTimeout, "fresh-timeout", 30*time.Second, "freshness: how long an op waits for its row through Flight")
+	flag.DurationVar(&cfg.FreshPoll, "fresh-poll", 10*time.Millisecond, "freshness: how often the rows ops wait for are read")
 	jsonl := flag.String("out-jsonl", "", "write one JSON object per step to this file")
 	csvPath := flag.String("out-csv", "", "write one CSV row per step to this file")
 	htmlPath := flag.String("out-html", "", "write an HTML report (latency and throughput charts over the ramp, every step) to this file")
