@@ -35,6 +35,9 @@ type nodeConfig struct {
 	// (security.go).
 	Auth bool
 	TLS  *TLSFiles
+	// ExtraYAML is Options.ExtraYAML: cassandra.yaml lines written last,
+	// each of its top-level keys replacing the template's (overrideYAML).
+	ExtraYAML string
 }
 
 // ringConfig is a cluster node's place on the ring.
@@ -119,7 +122,8 @@ request_timeout: 30s
 	}
 	b.WriteString(storage)
 	b.WriteString(securityYAML(c.Auth, c.TLS))
-	if err := os.WriteFile(filepath.Join(dir, "conf", "cassandra.yaml"), []byte(b.String()), 0o644); err != nil {
+	yaml := overrideYAML(b.String(), c.ExtraYAML)
+	if err := os.WriteFile(filepath.Join(dir, "conf", "cassandra.yaml"), []byte(yaml), 0o644); err != nil {
 		return fmt.Errorf("write cassandra.yaml: %w", err)
 	}
 	logback := `<configuration>
@@ -153,4 +157,48 @@ func toolArgs(rt Runtime, dir string) []string {
 		"-Dcassandra.storagedir="+dir,
 		"-cp", rt.Classpath,
 	)
+}
+
+// overrideYAML appends extra to the cassandra.yaml in base, first dropping
+// from base every top-level key extra sets (with its indented lines), so
+// that a node's own settings (commitlog_sync, say) replace the template's
+// rather than repeat a key, which a YAML loader may refuse or resolve
+// either way.
+func overrideYAML(base, extra string) string {
+	if extra == "" {
+		return base
+	}
+	keys := map[string]bool{}
+	for line := range strings.Lines(extra) {
+		if k, ok := topLevelKey(line); ok {
+			keys[k] = true
+		}
+	}
+	var b strings.Builder
+	dropping := false
+	for line := range strings.Lines(base) {
+		if k, ok := topLevelKey(line); ok {
+			dropping = keys[k]
+		} else if line != "" && line[0] != ' ' && line[0] != '-' {
+			dropping = false // a comment or a blank line ends a dropped block
+		}
+		if !dropping {
+			b.WriteString(line)
+		}
+	}
+	b.WriteString("# Options.ExtraYAML\n")
+	b.WriteString(extra)
+	if !strings.HasSuffix(extra, "\n") {
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// topLevelKey is the key of a line "key: ..." that starts in column 0.
+func topLevelKey(line string) (string, bool) {
+	if line == "" || line[0] == ' ' || line[0] == '#' || line[0] == '-' {
+		return "", false
+	}
+	k, _, ok := strings.Cut(line, ":")
+	return strings.TrimSpace(k), ok
 }

@@ -39,6 +39,10 @@ type Options struct {
 	// (security.go).
 	Auth      *Auth
 	ClientTLS *ClientTLS
+	// ExtraYAML holds cassandra.yaml lines of this node's own (the commit
+	// log's sync, segment size or compression, say); each top-level key
+	// it sets replaces the harness's line for that key.
+	ExtraYAML string
 }
 
 // Node is one running Cassandra node, started here or attached to.
@@ -119,7 +123,8 @@ func Start(ctx context.Context, opt Options) (*Node, error) {
 	}
 	seed := net.JoinHostPort(Host, strconv.Itoa(n.Storage))
 	nc := nodeConfig{Dir: n.Dir, Mode: n.Mode, Host: Host, Cluster: singleCluster, Seed: seed,
-		Ports: ports{CQL: n.CQLPort, Storage: n.Storage, JMX: n.JMXPort}, Auth: opt.Auth != nil}
+		Ports: ports{CQL: n.CQLPort, Storage: n.Storage, JMX: n.JMXPort}, Auth: opt.Auth != nil,
+		ExtraYAML: opt.ExtraYAML}
 	var extra []string
 	if opt.Auth != nil {
 		n.Auth = opt.Auth
