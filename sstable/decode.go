@@ -13,7 +13,11 @@ type decoder struct {
 	schema  *Schema
 	header  *metadata.SerializationHeader
 	version metadata.Version
-	present []int // column indexes of the current row
+	// messaging reads the messaging form of a row or marker (a mutation,
+	// a read response): no size and previous-size vints after the
+	// clustering (UnfilteredSerializer writes them for SSTables only).
+	messaging bool
+	present   []int // column indexes of the current row
 	// skip[static][i] drops column i's cells after parsing them (column
 	// projection): their bytes must still be walked, but nothing is kept.
 	skip [2][]bool
@@ -98,6 +102,11 @@ func (dc *decoder) unfiltered(d *base.Decbuf, u *Unfiltered) bool {
 	if !u.Static {
 		u.Clustering = clustering.Values(d, dc.schema.Clustering, u.Clustering, len(dc.schema.Clustering))
 	}
+	if dc.messaging {
+		dc.rowBody(d, u, flags)
+		u.End = d.Pos()
+		return d.Err() == nil
+	}
 	size := d.UVint32()
 	bodyStart := d.Pos()
 	d.UVint() // previous unfiltered size: only for reverse iteration
@@ -123,14 +132,18 @@ func (dc *decoder) marker(d *base.Decbuf, u *Unfiltered) {
 		return
 	}
 	u.Clustering = clustering.Values(d, dc.schema.Clustering, u.Clustering[:0], n)
-	size := d.UVint32()
+	var size int
 	bodyStart := d.Pos()
-	d.UVint() // previous unfiltered size
+	if !dc.messaging {
+		size = d.UVint32()
+		bodyStart = d.Pos()
+		d.UVint() // previous unfiltered size
+	}
 	if u.Kind.IsBoundary() {
 		u.MarkerEndDel = dc.deltaDeletion(d)
 	}
 	u.MarkerDel = dc.deltaDeletion(d)
-	if d.Err() == nil && d.Pos()-bodyStart != int64(size) {
+	if !dc.messaging && d.Err() == nil && d.Pos()-bodyStart != int64(size) {
 		d.Fail("marker of %d bytes, header says %d", d.Pos()-bodyStart, size)
 	}
 	u.End = d.Pos()
