@@ -8,7 +8,7 @@ HARNESS := $(GO) run ./cmd/cassandra-harness
 
 BENCH   := $(BUILD)/bench
 
-.PHONY: run test deps pyenv vet unit corpus corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-flight trino-plugin trino-test image image-test chart-test kube-tools kube-test kube-e2e suite bench-trino idle-rss
+.PHONY: run test deps pyenv vet unit corpus commitlog-fixtures corpus-full check-corpus-full fuzz-short fuzz-reconcile bench bench-data clean bench-flight trino-plugin trino-test image image-test chart-test kube-tools kube-test kube-e2e suite bench-trino idle-rss
 
 # The binary has no default data directory: --data-dir names the corpus.
 # The pyarrow venv first, so that the one-liners the server prints run
@@ -102,6 +102,11 @@ fuzz-reconcile: deps
 # Rewrite the committed small corpus (testdata/corpus) from real Cassandra.
 corpus: deps
 	$(GO) run ./cmd/corpusgen -out testdata/corpus -scale small
+
+# Rewrite the commit log fixtures (commitlog/testdata) from real Cassandra:
+# one node per commit log version and compressor (~3 min).
+commitlog-fixtures: deps
+	$(GO) run ./cmd/commitloggen -out commitlog/testdata
 
 # The storage modes the benchmarks run on: 5.0's own BIG and BTI formats.
 # Each is one of the harness's modes, whose one list is

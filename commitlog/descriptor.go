@@ -67,12 +67,12 @@ type SegmentFile struct {
 }
 
 // ListDir lists the segments of a commit log directory in id order, the
-// order Cassandra replays them in (CommitLogSegmentFileComparator): the
-// last is the newest, the one Cassandra may still be writing, to be read
-// with Options.Live. Files whose names are not segment names (CDC
-// indexes, temporary files) and directories are left out. Cassandra
-// usually has one more segment than the one it writes, created ahead
-// with a header and no data: it reads as a segment with no entries.
+// order Cassandra replays them in (CommitLogSegmentFileComparator). Files
+// whose names are not segment names (CDC indexes, temporary files) and
+// directories are left out. NB: on a running node the newest segment is
+// usually one Cassandra created ahead, header only (it reads as no
+// entries), and the one it writes is the second newest: read the last two
+// with Options.Live.
 func ListDir(dir string) ([]SegmentFile, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {

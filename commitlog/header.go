@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
-	"strings"
 )
 
 // The descriptor header, at offset 0 of every segment
@@ -115,14 +114,11 @@ func parseHeader(b []byte, file string) (h Header, err error) {
 	}
 	h = Header{Version: int(version), ID: id, Size: int64(end), Compression: p.CompressionClass, CompressionParameters: p.CompressionParameters}
 	if h.Compressed() {
-		if _, ok := codecFor(h.Compression); !ok {
+		if d, ok := newDecompressor(h.Compression, 0); !ok {
 			return h, fmt.Errorf("%s: %w %q", file, ErrUnknownCompressor, h.Compression)
+		} else {
+			d.Close()
 		}
 	}
 	return h, nil
-}
-
-// shortName is a class name without its package.
-func shortName(class string) string {
-	return class[strings.LastIndexByte(class, '.')+1:]
 }

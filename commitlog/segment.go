@@ -1,11 +1,14 @@
 package commitlog
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/sstable-flight/sstable-flight/sstable/compress"
 )
 
 // DefaultMaxSectionBytes bounds a sync section's uncompressed length when
@@ -16,9 +19,9 @@ const DefaultMaxSectionBytes = 32 << 20
 
 // Options configure a Reader.
 type Options struct {
-	// Live says the segment may still be written: it is the newest of
-	// its directory (ListDir's last) on a running node, or the newest of
-	// a node that died. At its end, a torn tail — a header or marker not
+	// Live says the segment may still be written: one of the two newest
+	// of its directory on a running node (ListDir), or the newest of a
+	// node that died. At its end, a torn tail — a header or marker not
 	// written yet, a section cut short, an entry failing its CRC in the
 	// last section — ends the reading for now (TornTail) instead of
 	// failing it. In a segment that is not live the same bytes are
@@ -46,19 +49,9 @@ type Position struct {
 // Compare orders positions as Cassandra's CommitLogPosition.compareTo.
 func (p Position) Compare(q Position) int {
 	if p.SegmentID != q.SegmentID {
-		return cmpInt64(p.SegmentID, q.SegmentID)
+		return cmp.Compare(p.SegmentID, q.SegmentID)
 	}
-	return cmpInt64(p.Offset, q.Offset)
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Compare(p.Offset, q.Offset)
 }
 
 // Checkpoint is where a reading of a segment stopped, to resume once the
@@ -98,7 +91,7 @@ type Reader struct {
 	file string
 	opt  Options
 	hdr  Header
-	dec  *decompressor
+	dec  *compress.Decoder
 
 	marker, logical int64 // the current section's marker: file offset, logical position
 	next, nextLog   int64 // the following marker's
@@ -107,6 +100,7 @@ type Reader struct {
 	pos             int    // next entry in sec
 	raw             []byte // a compressed section as read
 	markerBuf       [compressedMarkerSize]byte
+	partial         bool // the section runs past the end of the file (live only)
 
 	after  int64
 	entry  Entry
@@ -149,7 +143,7 @@ func NewReader(ra io.ReaderAt, size int64, file string, opt Options) (*Reader, e
 	h, err := r.readHeader()
 	if err != nil {
 		var ce *CorruptionError
-		if opt.Live && errors.As(err, &ce) && ce.tail {
+		if opt.Live && errors.As(err, &ce) && ce.tail && !r.headerWasWhole() {
 			r.torn, r.done = ce, true
 			r.marker, r.logical = opt.From.Marker, opt.From.Logical
 			return r, nil
@@ -161,8 +155,7 @@ func NewReader(ra io.ReaderAt, size int64, file string, opt Options) (*Reader, e
 	}
 	r.hdr = h
 	if h.Compressed() {
-		kind, _ := codecFor(h.Compression)
-		r.dec = &decompressor{kind: kind, maxLen: opt.MaxSectionBytes}
+		r.dec, _ = newDecompressor(h.Compression, opt.MaxSectionBytes)
 	}
 	r.marker, r.logical = h.Size, h.Size
 	if f := opt.From; f.Marker != 0 {
@@ -172,6 +165,24 @@ func NewReader(ra io.ReaderAt, size int64, file string, opt Options) (*Reader, e
 		r.marker, r.logical = f.Marker, f.Logical
 	}
 	return r, nil
+}
+
+// headerWasWhole reports whether a header that fails to parse was
+// written whole all the same: the first sync marker after it carries a
+// valid CRC for the id of the file's name, so the writer was past the
+// header long ago and its bytes are damaged, not torn.
+func (r *Reader) headerWasWhole() bool {
+	d, err := ParseFileName(r.file)
+	var b [headerFixed]byte
+	if err != nil || r.readAt(b[:], 0) != nil {
+		return false
+	}
+	off := int64(headerFixed + int(binary.BigEndian.Uint16(b[12:])) + 4)
+	m := r.markerBuf[:markerSize]
+	if off > r.size-markerSize || r.readAt(m, off) != nil {
+		return false
+	}
+	return decodeMarker(m, d.ID, off).valid()
 }
 
 // readHeader reads the header: a first read takes an unparameterized one,
@@ -223,7 +234,7 @@ func (r *Reader) Checkpoint() Checkpoint {
 // Close releases the decompressor and closes the file Open opened.
 func (r *Reader) Close() error {
 	if r.dec != nil {
-		r.dec.close()
+		r.dec.Close()
 	}
 	r.done = true
 	if r.closer != nil {
@@ -286,6 +297,10 @@ func (r *Reader) nextEntry() bool {
 		case entryDataCRC:
 			r.fail(r.entryErr(compEntryData, startLog, true, "the %d-byte mutation fails its CRC", size))
 		}
+		return false
+	}
+	if r.partial {
+		r.fail(tornf(r.file, compMarker, r.marker, "the section ends at %d, past the end of the file at %d", r.next, r.size))
 		return false
 	}
 	r.inSection = false
@@ -361,16 +376,26 @@ func (r *Reader) loadSection() {
 		// Cassandra never tolerates a marker with a wrong non-zero CRC.
 		r.fail(corruptf(r.file, compMarker, off, "CRC %#08x, computed %#08x (next %d)", m.crc, m.want, m.next))
 		return
-	case m.next < off+mlen || (r.hdr.Compressed() && m.next < off+compressedMarkerSize):
+	case m.next < off+markerSize || (r.hdr.Compressed() && m.next < off+compressedMarkerSize):
 		r.fail(tornf(r.file, compMarker, off, "points to %d, before the end of its own marker", m.next))
 		return
-	case m.next > r.size:
+	case m.next > r.size && (r.hdr.Compressed() || !r.opt.Live):
 		r.fail(tornf(r.file, compMarker, off, "points to %d, past the end of the file at %d", m.next, r.size))
 		return
 	}
 	max := int64(r.opt.MaxSectionBytes)
 	if !r.hdr.Compressed() {
-		n := m.next - off - markerSize
+		// NB: a live uncompressed section whose end is past the end of
+		// the file (a direct-I/O segment caught growing, a file copied
+		// or cut while written) is read as far as the file goes: its
+		// whole entries carry their CRCs, and the first one cut short
+		// is the torn tail.
+		end := m.next
+		r.partial = end > r.size
+		if r.partial {
+			end = r.size
+		}
+		n := end - off - markerSize
 		if n > max {
 			r.fail(corruptf(r.file, compMarker, off, "a section of %d bytes, more than the limit of %d (Options.MaxSectionBytes)", n, max))
 			return
@@ -399,7 +424,7 @@ func (r *Reader) loadSection() {
 	}
 	r.sec = grow(r.sec, int(m.ulen))
 	r.enter(m.next, r.logical+markerSize+m.ulen)
-	if err := r.dec.decode(r.sec, r.raw); err != nil {
+	if err := r.dec.Decode(r.sec, r.raw); err != nil {
 		r.fail(tornf(r.file, compSection, off, "%d bytes declared %d uncompressed with %s: %v", clen, m.ulen, r.hdr.Compression, err))
 	}
 }

@@ -164,7 +164,9 @@ func check(dir string, r result) error {
 			return err
 		}
 		for cr.Next() {
-			if m := cr.Entry().Mutation; bytes.Contains(m, id) {
+			// A mutation of the table alone: a count of 1, then the
+			// TableId (the schema mutation holds the id too).
+			if m := cr.Entry().Mutation; len(m) > 17 && m[0] == 1 && bytes.Equal(m[1:17], id) {
 				entries++
 				if bytes.Contains(m, []byte("clfix-")) {
 					markers++

@@ -150,3 +150,29 @@ func (c *decoder) close() {
 		c.zstd = nil
 	}
 }
+
+// Decoder decompresses whole buffers as Cassandra's compressors write
+// them (ICompressor.compress's payloads: LZ4 with its little-endian length
+// prefix, raw Snappy, zlib, zstd frames, Noop), for formats other than
+// Data.db that use the same compressors: the commit log's compressed
+// sync sections. It keeps the zlib and zstd state between calls; not safe
+// for concurrent use.
+type Decoder struct{ d *decoder }
+
+// NewDecoder returns the Decoder of a compressor class name (short, as
+// LZ4Compressor, or fully qualified); false for a class it does not know.
+// maxSize bounds what a forged zstd frame header may make it allocate.
+func NewDecoder(class string, maxSize int) (*Decoder, bool) {
+	kind, ok := codecFor(class)
+	if !ok {
+		return nil, false
+	}
+	return &Decoder{newDecoder(kind, maxSize)}, true
+}
+
+// Decode fills dst, whose length is the exact length src must inflate to;
+// any other length is an error.
+func (d *Decoder) Decode(dst, src []byte) error { return d.d.decode(dst, src) }
+
+// Close releases the zstd decoder.
+func (d *Decoder) Close() { d.d.close() }
