@@ -110,7 +110,7 @@ func (d *Decoder) NextUnfiltered() bool {
 	if !d.ud.Next() {
 		d.inRows = false
 		if err := d.ud.Err(); err != nil {
-			d.rowErr(err)
+			d.rowErr("row or marker", err)
 			return false
 		}
 		d.pos = int(d.ud.Pos())
@@ -194,7 +194,7 @@ func (d *Decoder) update() {
 	d.ud.Reset(&d.cols, u.Stats, d.b[d.pos:], int64(d.pos), componentMutation)
 	if flags&updHasDeletion != 0 {
 		if u.Deletion = d.ud.Deletion(); d.ud.Err() != nil {
-			d.rowErr(d.ud.Err())
+			d.rowErr("partition deletion", d.ud.Err())
 			return
 		}
 	} else {
@@ -214,7 +214,7 @@ func (d *Decoder) readEstimate() {
 		return
 	}
 	if d.upd.RowEstimate = d.ud.RowEstimate(); d.ud.Err() != nil {
-		d.rowErr(d.ud.Err())
+		d.rowErr("row estimate", d.ud.Err())
 	}
 }
 
@@ -242,8 +242,8 @@ func (d *Decoder) columns(pt *parsedTable, what string, out []sstable.Column) []
 
 // rowErr turns the UpdateDecoder's error (an sstable CorruptionError at
 // an offset within the mutation) into a MutationError.
-func (d *Decoder) rowErr(err error) {
-	me := &MutationError{Table: d.upd.Table, Update: d.index, What: "rows", Offset: int64(d.pos), Err: err}
+func (d *Decoder) rowErr(what string, err error) {
+	me := &MutationError{Table: d.upd.Table, Update: d.index, What: what, Offset: int64(d.pos), Err: err}
 	var ce *sstable.CorruptionError
 	if errors.As(err, &ce) {
 		me.Offset, me.Err = ce.Offset, ce.Err

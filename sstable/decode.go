@@ -1,6 +1,8 @@
 package sstable
 
 import (
+	"unsafe"
+
 	"github.com/sstable-flight/sstable-flight/sstable/internal/base"
 	"github.com/sstable-flight/sstable-flight/sstable/internal/clustering"
 	"github.com/sstable-flight/sstable-flight/sstable/metadata"
@@ -13,11 +15,7 @@ type decoder struct {
 	schema  *Schema
 	header  *metadata.SerializationHeader
 	version metadata.Version
-	// messaging reads the messaging form of a row or marker (a mutation,
-	// a read response): no size and previous-size vints after the
-	// clustering (UnfilteredSerializer writes them for SSTables only).
-	messaging bool
-	present   []int // column indexes of the current row
+	present []int // column indexes of the current row
 	// skip[static][i] drops column i's cells after parsing them (column
 	// projection): their bytes must still be walked, but nothing is kept.
 	skip [2][]bool
@@ -78,9 +76,34 @@ func (dc *decoder) deltaDeletion(d *base.Decbuf) DeletionTime {
 	return DeletionTime{MarkedForDeleteAt: mfda, LocalDeletionTime: dc.localDeletionTime(d)}
 }
 
-// unfiltered decodes the next row or marker; it returns false at the end
-// of the partition.
+// unfiltered decodes the next row or marker of Data.db; it returns false
+// at the end of the partition.
 func (dc *decoder) unfiltered(d *base.Decbuf, u *Unfiltered) bool {
+	return unfilteredIn[sstableForm](dc, d, u)
+}
+
+// The two forms of a row or marker: in Data.db (sstableForm) a vint size
+// and a vint previous size follow the clustering; in the messaging form
+// of a mutation or a read response (messagingForm) they do not
+// (UnfilteredSerializer writes them for SSTables only). NB: the forms are
+// type arguments of distinct shapes, so unfilteredIn is compiled once per
+// form and its test of the form is a constant: reading Data.db pays
+// nothing for the other form (a field tested per row cost ~6
+// instructions a row on the callgrind fast path).
+type (
+	sstableForm   uint8
+	messagingForm uint16
+)
+
+// sized reports whether form F writes the sizes: a constant per shape.
+func sized[F sstableForm | messagingForm]() bool {
+	var f F
+	return unsafe.Sizeof(f) == unsafe.Sizeof(sstableForm(0))
+}
+
+// unfilteredIn decodes the next row or marker in form F; it returns false
+// at the end of the partition.
+func unfilteredIn[F sstableForm | messagingForm](dc *decoder, d *base.Decbuf, u *Unfiltered) bool {
 	u.Position = d.Pos()
 	flags := d.Byte()
 	if d.Err() != nil || flags&flagEndOfPartition != 0 {
@@ -90,7 +113,7 @@ func (dc *decoder) unfiltered(d *base.Decbuf, u *Unfiltered) bool {
 	u.notSimple = flags & (flagIsMarker | flagHasTTL | flagHasDeletion | flagHasComplexDeletion | flagExtension)
 	u.Marker, u.Static, u.Shadowable = false, false, false
 	if flags&flagIsMarker != 0 {
-		dc.marker(d, u)
+		dc.marker(d, u, sized[F]())
 		return true
 	}
 	if flags&flagExtension != 0 {
@@ -102,7 +125,7 @@ func (dc *decoder) unfiltered(d *base.Decbuf, u *Unfiltered) bool {
 	if !u.Static {
 		u.Clustering = clustering.Values(d, dc.schema.Clustering, u.Clustering, len(dc.schema.Clustering))
 	}
-	if dc.messaging {
+	if !sized[F]() {
 		dc.rowBody(d, u, flags)
 		u.End = d.Pos()
 		return d.Err() == nil
@@ -118,7 +141,7 @@ func (dc *decoder) unfiltered(d *base.Decbuf, u *Unfiltered) bool {
 	return d.Err() == nil
 }
 
-func (dc *decoder) marker(d *base.Decbuf, u *Unfiltered) {
+func (dc *decoder) marker(d *base.Decbuf, u *Unfiltered, sized bool) {
 	u.Marker = true
 	kind := d.Byte()
 	if kind > clustering.MaxKind || kind == byte(StaticClustering) || kind == byte(ClusteringKind) {
@@ -134,7 +157,7 @@ func (dc *decoder) marker(d *base.Decbuf, u *Unfiltered) {
 	u.Clustering = clustering.Values(d, dc.schema.Clustering, u.Clustering[:0], n)
 	var size int
 	bodyStart := d.Pos()
-	if !dc.messaging {
+	if sized {
 		size = d.UVint32()
 		bodyStart = d.Pos()
 		d.UVint() // previous unfiltered size
@@ -143,7 +166,7 @@ func (dc *decoder) marker(d *base.Decbuf, u *Unfiltered) {
 		u.MarkerEndDel = dc.deltaDeletion(d)
 	}
 	u.MarkerDel = dc.deltaDeletion(d)
-	if !dc.messaging && d.Err() == nil && d.Pos()-bodyStart != int64(size) {
+	if sized && d.Err() == nil && d.Pos()-bodyStart != int64(size) {
 		d.Fail("marker of %d bytes, header says %d", d.Pos()-bodyStart, size)
 	}
 	u.End = d.Pos()

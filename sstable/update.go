@@ -51,7 +51,7 @@ func (ud *UpdateDecoder) Reset(s *Schema, stats EncodingStats, b []byte, base in
 	ud.header.MinTimestamp = stats.MinTimestamp
 	ud.header.MinLocalDeletionTime = stats.MinLocalDeletionTime
 	ud.header.MinTTL = stats.MinTTL
-	ud.dc = decoder{schema: s, header: &ud.header, messaging: true, present: ud.dc.present[:0]}
+	ud.dc = decoder{schema: s, header: &ud.header, present: ud.dc.present[:0]}
 	ud.d.File, ud.d.Component = "", component
 	ud.d.Reset(b, base)
 }
@@ -71,7 +71,7 @@ func (ud *UpdateDecoder) Next() bool {
 	if ud.d.Err() != nil {
 		return false
 	}
-	if !ud.dc.unfiltered(&ud.d, &ud.u) {
+	if !unfilteredIn[messagingForm](&ud.dc, &ud.d, &ud.u) {
 		return false
 	}
 	if ud.u.Static && len(ud.dc.schema.Static) == 0 {
