@@ -38,16 +38,18 @@ type Decoder struct {
 	schemas Schemas
 	tables  map[TableID]*parsedTable
 
-	b       []byte
-	pos     int
-	left    int // updates still to read
-	index   int // the current update's index
-	err     error
-	inRows  bool // the current update's rows are being read
-	upd     PartitionUpdate
-	cols    sstable.Schema
-	ud      sstable.UpdateDecoder
-	unfRead int // unfiltereds read in the current update
+	b      []byte
+	pos    int
+	left   int // updates still to read
+	index  int // the current update's index
+	err    error
+	inRows bool // the current update's rows are being read
+	upd    PartitionUpdate
+	cols   sstable.Schema
+	ud     sstable.UpdateDecoder
+	// staticPending: the update's static row is decoded (with its
+	// header) and not handed out yet.
+	staticPending bool
 }
 
 // NewDecoder decodes mutations with the tables' schemas.
@@ -59,7 +61,7 @@ func NewDecoder(schemas Schemas) *Decoder {
 // (Reader.MessagingVersion: 10 or 11 for commit log version 6, 12 for 7,
 // 13 for 8).
 func (d *Decoder) Reset(mutation []byte, messagingVersion int) {
-	d.b, d.pos, d.err, d.inRows, d.index = mutation, 0, nil, false, -1
+	d.b, d.pos, d.err, d.inRows, d.staticPending, d.index = mutation, 0, nil, false, false, -1
 	d.upd = PartitionUpdate{}
 	if messagingVersion < 10 || messagingVersion > 13 {
 		d.err = fmt.Errorf("decode mutation: unsupported messaging version %d", messagingVersion)
@@ -104,6 +106,10 @@ func (d *Decoder) NextUpdate() bool {
 // NextUnfiltered moves to the next row or marker of the current update,
 // its static row first; false at its end or on an error.
 func (d *Decoder) NextUnfiltered() bool {
+	if d.staticPending {
+		d.staticPending = false
+		return true
+	}
 	if !d.inRows || d.err != nil {
 		return false
 	}
@@ -114,27 +120,12 @@ func (d *Decoder) NextUnfiltered() bool {
 			return false
 		}
 		d.pos = int(d.ud.Pos())
-		if d.unfRead == 0 && d.upd.HasStatic {
-			d.fail("static row", int64(d.pos-1), "the update's flags promise a static row, found its end")
-		}
 		return false
 	}
-	u := d.ud.Unfiltered()
-	// NB: the static row is read before the row estimate; after it,
-	// the estimate, then the rows and markers, none of them static.
-	if d.unfRead == 0 && d.upd.HasStatic {
-		if !u.Static {
-			d.fail("static row", u.Position, "the update's flags promise a static row, found a row or marker")
-			return false
-		}
-		if d.readEstimate(); d.err != nil {
-			return false
-		}
-	} else if u.Static {
-		d.fail("row", u.Position, "a static row after the first unfiltered")
+	if u := d.ud.Unfiltered(); u.Static {
+		d.fail("row or marker", u.Position, "a static row after the first unfiltered")
 		return false
 	}
-	d.unfRead++
 	return true
 }
 
@@ -142,6 +133,7 @@ func (d *Decoder) NextUnfiltered() bool {
 func (d *Decoder) update() {
 	u := &d.upd
 	*u = PartitionUpdate{Position: int64(d.pos)}
+	d.staticPending = false
 	id := d.bytes("table id", tableIDSize)
 	if d.err != nil {
 		return
@@ -200,22 +192,30 @@ func (d *Decoder) update() {
 	} else {
 		u.Deletion = sstable.LiveDeletion
 	}
-	d.inRows, d.unfRead = true, 0
+	// NB: the static row comes before the row estimate (read here, so
+	// the update's header is whole); NextUnfiltered hands it out first.
+	if u.HasStatic {
+		if !d.ud.Next() {
+			if err := d.ud.Err(); err != nil {
+				d.rowErr("static row", err)
+			} else {
+				d.fail("static row", d.ud.Pos()-1, "the update's flags promise a static row, found its end")
+			}
+			return
+		}
+		if st := d.ud.Unfiltered(); !st.Static {
+			d.fail("static row", st.Position, "the update's flags promise a static row, found a row or marker")
+			return
+		}
+		d.staticPending = true
+	}
 	if flags&updHasRowEstimate != 0 {
-		u.RowEstimate = -1 // read after the static row, if any
-		if !u.HasStatic {
-			d.readEstimate()
+		if u.RowEstimate = d.ud.RowEstimate(); d.ud.Err() != nil {
+			d.rowErr("row estimate", d.ud.Err())
+			return
 		}
 	}
-}
-
-func (d *Decoder) readEstimate() {
-	if d.upd.RowEstimate != -1 {
-		return
-	}
-	if d.upd.RowEstimate = d.ud.RowEstimate(); d.ud.Err() != nil {
-		d.rowErr("row estimate", d.ud.Err())
-	}
+	d.inRows = true
 }
 
 // columns reads a Columns list (names) and resolves it against the table.

@@ -64,24 +64,7 @@ func decodeAll(dec *commitlog.Decoder, m []byte, mv int) ([]decoded, error) {
 			}
 		}
 		for dec.NextUnfiltered() {
-			x := dec.Unfiltered()
-			r := decodedRow{static: x.Static, marker: x.Marker, liveness: x.Liveness, deletion: x.Deletion,
-				kind: x.Kind, markerDel: x.MarkerDel, markerEndDel: x.MarkerEndDel}
-			for _, c := range x.Clustering {
-				r.clustering = append(r.clustering, cp(c))
-			}
-			cols := u.Columns.Columns(x.Static)
-			for _, c := range x.Cells {
-				r.cells = append(r.cells, decodedCell{column: cols[c.Column].Name, flags: c.Flags, timestamp: c.Timestamp,
-					ttl: c.TTL, localDeletionTime: c.LocalDeletionTime, path: cp(c.Path), value: cp(c.Value)})
-			}
-			for _, cd := range x.Complex {
-				if r.complex == nil {
-					r.complex = map[string]sstable.DeletionTime{}
-				}
-				r.complex[cols[cd.Column].Name] = cd.Deletion
-			}
-			d.rows = append(d.rows, r)
+			d.rows = append(d.rows, copyRow(dec.Unfiltered(), u.Columns))
 		}
 		out = append(out, d)
 	}
