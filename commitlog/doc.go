@@ -4,7 +4,8 @@
 // each entry's serialized mutation with its CommitLogPosition. It decodes
 // no mutation: that is the job of the package's mutation decoder. Of the
 // module it imports sstable/compress (the compressors' one decoder, shared
-// with Data.db's chunks) and the leaf internal/snippet.
+// with Data.db's chunks), sstable/metadata (the SSTables' commit log
+// intervals) and the leaf internal/snippet.
 //
 // The format, as Cassandra 5.0 writes and reads it (class names under
 // org.apache.cassandra.db.commitlog unless said otherwise;
@@ -66,4 +67,9 @@
 // entry data) and the offset: in the file, or for an entry of a
 // compressed segment in the uncompressed image, which the message says.
 // Nothing here panics on input (FuzzSegment).
+//
+// What is flushed (persisted.go): an update at a position the
+// commitLogIntervals of its table's SSTables cover (only SSTables this
+// node wrote, as Cassandra's replay counts them), or at or before the
+// table's truncation, is in the SSTables; Persisted.Covers tells which.
 package commitlog
