@@ -7,6 +7,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/internal/snippet"
 	"github.com/sstable-flight/sstable-flight/sstable"
+	"github.com/sstable-flight/sstable-flight/sstable/metadata"
 )
 
 // A PartitionUpdate in a mutation (PartitionUpdateSerializer,
@@ -51,10 +52,7 @@ type TableID [16]byte
 func (id TableID) String() string { return hex.EncodeToString(id[:]) }
 
 // UUID is the id in the 8-4-4-4-12 form system_schema.tables shows.
-func (id TableID) UUID() string {
-	h := id.String()
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}
+func (id TableID) UUID() string { return metadata.UUID(id).String() }
 
 // ParseTableID reads an id in either form.
 func ParseTableID(s string) (TableID, error) {
