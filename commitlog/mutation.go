@@ -74,7 +74,8 @@ func (d *Decoder) Reset(mutation []byte, messagingVersion int) {
 	d.left = int(n)
 }
 
-// Err is the first error met, a *MutationError.
+// Err is the first error met: a *MutationError, or the refusal of an
+// unsupported messaging version.
 func (d *Decoder) Err() error { return d.err }
 
 // Update is the current update's header.
@@ -141,7 +142,7 @@ func (d *Decoder) update() {
 	copy(u.Table[:], id)
 	ts, ok := d.schemas.Table(u.Table)
 	if !ok || ts == nil {
-		d.fail("table id", u.Position, "%w %s", ErrUnknownTable, u.Table.UUID())
+		d.fail("table id", u.Position, "%w", ErrUnknownTable)
 		return
 	}
 	pt := d.tables[u.Table]
@@ -232,7 +233,7 @@ func (d *Decoder) columns(pt *parsedTable, what string, out []sstable.Column) []
 		case err != nil:
 			d.fail(what, int64(at), "table %s: %w", pt.from.Name, err)
 		case !ok:
-			d.fail(what, int64(at), "%w: table %s (%s) has no column %q", ErrUnknownColumn, pt.from.Name, d.upd.Table.UUID(), name)
+			d.fail(what, int64(at), "%w: table %s has no column %q", ErrUnknownColumn, pt.from.Name, name)
 		default:
 			out = append(out, c)
 		}

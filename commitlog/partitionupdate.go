@@ -122,7 +122,13 @@ type MutationError struct {
 }
 
 func (e *MutationError) Error() string {
-	return fmt.Sprintf("mutation update %d (table %s): %s at offset %d: %v", e.Update, e.Table, e.What, e.Offset, e.Err)
+	switch {
+	case e.Update < 0:
+		return fmt.Sprintf("decode mutation: %s at offset %d: %v", e.What, e.Offset, e.Err)
+	case e.Table == TableID{}:
+		return fmt.Sprintf("decode mutation: update %d: %s at offset %d: %v", e.Update, e.What, e.Offset, e.Err)
+	}
+	return fmt.Sprintf("decode mutation: update %d (table %s): %s at offset %d: %v", e.Update, e.Table.UUID(), e.What, e.Offset, e.Err)
 }
 
 // Is makes errors.Is(err, ErrCorruption) true for bad bytes.
