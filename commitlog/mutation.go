@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/sstable-flight/sstable-flight/internal/snippet"
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 	"github.com/sstable-flight/sstable-flight/sstable/metadata"
@@ -233,7 +234,7 @@ func (d *Decoder) columns(pt *parsedTable, what string, out []sstable.Column) []
 		case err != nil:
 			d.fail(what, int64(at), "table %s: %w", pt.from.Name, err)
 		case !ok:
-			d.fail(what, int64(at), "%w: table %s has no column %q", ErrUnknownColumn, pt.from.Name, name)
+			d.fail(what, int64(at), "%w: table %s has no column %s", ErrUnknownColumn, pt.from.Name, snippet.Quote(name))
 		default:
 			out = append(out, c)
 		}

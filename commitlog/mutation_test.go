@@ -290,10 +290,38 @@ func TestDecodeErrors(t *testing.T) {
 // the input (every cell and row takes a byte at least).
 func FuzzDecodeMutation(f *testing.F) {
 	id, ms := fixtureMutations(f)
+	// A second table of more kinds of column (a map, a UDT, a counter, a
+	// descending clustering), "v" and "s" among them: the seeds again
+	// with its id.
+	var rich commitlog.TableID
+	rich[0] = 0xee
+	richSchema := &commitlog.TableSchema{
+		Name: "fuzz.rich",
+		Key:  "org.apache.cassandra.db.marshal.UTF8Type",
+		Clustering: []string{"org.apache.cassandra.db.marshal.ReversedType(org.apache.cassandra.db.marshal.Int32Type)"},
+		Columns: map[string]string{
+			"v":  "org.apache.cassandra.db.marshal.UTF8Type",
+			"s":  "org.apache.cassandra.db.marshal.SetType(org.apache.cassandra.db.marshal.UTF8Type)",
+			"m":  "org.apache.cassandra.db.marshal.MapType(org.apache.cassandra.db.marshal.UTF8Type,org.apache.cassandra.db.marshal.Int32Type)",
+			"a":  "org.apache.cassandra.db.marshal.UserType(ks,61646472,737472656574:org.apache.cassandra.db.marshal.UTF8Type,6e756d:org.apache.cassandra.db.marshal.Int32Type)",
+			"n":  "org.apache.cassandra.db.marshal.CounterColumnType",
+			"st": "org.apache.cassandra.db.marshal.Int32Type",
+		},
+	}
 	for _, m := range ms {
 		f.Add(m)
+		r := cp(m)
+		copy(r[1:17], rich[:])
+		f.Add(r)
 	}
-	schemas := commitlog.SchemaMap{id: fixtureSchema()}
+	schemas := commitlog.SchemaMap{id: fixtureSchema(), rich: richSchema}
+	for _, m := range ms {
+		r := cp(m)
+		copy(r[1:17], rich[:])
+		if _, err := decodeAll(commitlog.NewDecoder(schemas), r, 13); err != nil {
+			f.Fatalf("a seed of the second table: %v", err)
+		}
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		dec := commitlog.NewDecoder(schemas)
 		for _, v := range []int{12, 13} {
