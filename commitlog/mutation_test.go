@@ -295,18 +295,16 @@ func FuzzDecodeMutation(f *testing.F) {
 	// with its id.
 	var rich commitlog.TableID
 	rich[0] = 0xee
-	richSchema := &commitlog.TableSchema{
-		Name: "fuzz.rich",
-		Key:  "org.apache.cassandra.db.marshal.UTF8Type",
-		Clustering: []string{"org.apache.cassandra.db.marshal.ReversedType(org.apache.cassandra.db.marshal.Int32Type)"},
-		Columns: map[string]string{
-			"v":  "org.apache.cassandra.db.marshal.UTF8Type",
-			"s":  "org.apache.cassandra.db.marshal.SetType(org.apache.cassandra.db.marshal.UTF8Type)",
-			"m":  "org.apache.cassandra.db.marshal.MapType(org.apache.cassandra.db.marshal.UTF8Type,org.apache.cassandra.db.marshal.Int32Type)",
-			"a":  "org.apache.cassandra.db.marshal.UserType(ks,61646472,737472656574:org.apache.cassandra.db.marshal.UTF8Type,6e756d:org.apache.cassandra.db.marshal.Int32Type)",
-			"n":  "org.apache.cassandra.db.marshal.CounterColumnType",
-			"st": "org.apache.cassandra.db.marshal.Int32Type",
-		},
+	richSchema := fixtureSchema()
+	richSchema.Name = "fuzz.rich"
+	richSchema.Clustering = []string{"org.apache.cassandra.db.marshal.ReversedType(org.apache.cassandra.db.marshal.Int32Type)"}
+	for name, typ := range map[string]string{
+		"m":  "org.apache.cassandra.db.marshal.MapType(org.apache.cassandra.db.marshal.UTF8Type,org.apache.cassandra.db.marshal.Int32Type)",
+		"a":  "org.apache.cassandra.db.marshal.UserType(ks,61646472,737472656574:org.apache.cassandra.db.marshal.UTF8Type,6e756d:org.apache.cassandra.db.marshal.Int32Type)",
+		"n":  "org.apache.cassandra.db.marshal.CounterColumnType",
+		"st": "org.apache.cassandra.db.marshal.Int32Type",
+	} {
+		richSchema.Columns[name] = typ
 	}
 	for _, m := range ms {
 		f.Add(m)
