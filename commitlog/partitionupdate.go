@@ -76,7 +76,7 @@ func ParseTableID(s string) (TableID, error) {
 type TableSchema struct {
 	Name       string   // keyspace.table, for messages
 	Key        string   // the partition key's type (a CompositeType for several columns)
-	Clustering []string // the clustering columns' types, in order
+	Clustering []string // the clustering columns' types, in order (ReversedType for a DESC one)
 	// Columns maps each static and regular column's name to its type,
 	// dropped columns included: an old mutation may still write them.
 	Columns map[string]string
