@@ -68,6 +68,10 @@
 // compressed segment in the uncompressed image, which the message says.
 // Nothing here panics on input (FuzzSegment).
 //
+// Following a directory (tail.go): a Tailer polls the segments, hands out
+// each entry once, forgets deleted segments (their updates are flushed)
+// and keeps damaged ones as Broken until they go.
+//
 // What is flushed (persisted.go): an update at a position the
 // commitLogIntervals of its table's SSTables cover (only SSTables this
 // node wrote, as Cassandra's replay counts them), or at or before the
