@@ -60,13 +60,9 @@ func NewSchema(h metadata.SerializationHeader) (*Schema, error) {
 func columns(cs []metadata.ColumnType) ([]Column, error) {
 	out := make([]Column, 0, len(cs))
 	for _, c := range cs {
-		t, err := marshal.Parse(c.Type)
+		col, err := NewColumn(c.Name, c.Type)
 		if err != nil {
-			return nil, fmt.Errorf("parse type of column %s: %w", snippet.QuoteN(c.Name, 64), err)
-		}
-		col := Column{Name: c.Name, Type: t, Fixed: t.FixedLength(), Complex: t.IsMultiCell()}
-		if col.Complex {
-			col.PathType = pathType(t)
+			return nil, err
 		}
 		out = append(out, col)
 	}
@@ -77,6 +73,20 @@ func columns(cs []metadata.ColumnType) ([]Column, error) {
 		return CompareColumnNames(out[i].Name, out[j].Name) < 0
 	})
 	return out, nil
+}
+
+// NewColumn parses a column's marshal type string (as a
+// SerializationHeader or system_schema names it).
+func NewColumn(name, typ string) (Column, error) {
+	t, err := marshal.Parse(typ)
+	if err != nil {
+		return Column{}, fmt.Errorf("parse type of column %s: %w", snippet.QuoteN(name, 64), err)
+	}
+	col := Column{Name: name, Type: t, Fixed: t.FixedLength(), Complex: t.IsMultiCell()}
+	if col.Complex {
+		col.PathType = pathType(t)
+	}
+	return col, nil
 }
 
 // CompareColumnNames is ColumnMetadata.compareTo's name order: its

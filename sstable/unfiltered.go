@@ -128,7 +128,7 @@ type Unfiltered struct {
 	Marker     bool
 	Static     bool
 	Clustering [][]byte // one per clustering column of a row; a marker's may be shorter; nil entry = null
-	Position   int64    // offset in the uncompressed Data.db
+	Position   int64    // offset in the uncompressed Data.db (UpdateDecoder: in its bytes' space)
 	End        int64    // offset just after it
 
 	// Rows.

@@ -34,7 +34,7 @@ var below = []struct {
 	{"sstable/bti", []string{"sstable/internal", "sstable/marshal", "token"}},
 	{"sstable", []string{"sstable/", "token"}},
 	{"sstable/dump", []string{"sstable", "token"}},
-	{"commitlog", []string{"sstable/compress", "sstable/metadata"}},
+	{"commitlog", []string{"sstable", "token"}},
 	{"reconcile", []string{"sstable", "token"}},
 	{"snapshot", []string{"sstable", "snapshot/"}},
 	{"snapshot/sidecar", []string{"sstable"}},

@@ -52,10 +52,11 @@ type ColumnType struct {
 }
 
 // The minima are stored relative to 2015-09-22 (db/rows/EncodingStats):
-// µs for timestamps, seconds for deletion times, 0 for TTLs.
+// µs for timestamps, seconds for deletion times, 0 for TTLs. A mutation's
+// PartitionUpdates store theirs the same way (package commitlog).
 const (
-	timestampEpochMicros = 1442880000 * 1000000
-	deletionTimeEpoch    = 1442880000
+	TimestampEpochMicros = 1442880000 * 1000000
+	DeletionTimeEpoch    = 1442880000
 )
 
 const statsComponent = "Statistics.db"
@@ -155,8 +156,8 @@ func parseHeader(d *base.Decbuf) SerializationHeader {
 	// NB: unsigned vints of a signed delta: a timestamp before 2015 (as
 	// USING TIMESTAMP 1000) is a negative delta written as 2^64 - x, and
 	// adding it back wraps to the right value.
-	h.MinTimestamp = int64(d.UVint() + timestampEpochMicros)
-	h.MinLocalDeletionTime = int64(d.UVint() + deletionTimeEpoch)
+	h.MinTimestamp = int64(d.UVint() + TimestampEpochMicros)
+	h.MinLocalDeletionTime = int64(d.UVint() + DeletionTimeEpoch)
 	h.MinTTL = int64(d.UVint())
 	h.KeyType = vintString(d)
 	n := d.UVint32()
