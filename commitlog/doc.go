@@ -1,11 +1,14 @@
 // Package commitlog reads Apache Cassandra's commit log segments — the
 // CommitLog-<version>-<id>.log files of versions 6 (3.x), 7 (4.x, and 5.0
 // in storage_compatibility_mode CASSANDRA_4) and 8 (5.0) — and hands out
-// each entry's serialized mutation with its CommitLogPosition. It decodes
-// no mutation: that is the job of the package's mutation decoder. Of the
-// module it imports sstable/compress (the compressors' one decoder, shared
-// with Data.db's chunks), sstable/metadata (the SSTables' commit log
-// intervals) and the leaf internal/snippet.
+// each entry's serialized mutation with its CommitLogPosition; a Decoder
+// (mutation.go, partitionupdate.go) turns a mutation into partition
+// updates of the rows the SSTable reader yields, decoded by sstable's own
+// row decoder in the messaging form. Of the module it imports sstable
+// (the row decoder, sstable/compress: the compressors' one decoder shared
+// with Data.db's chunks, sstable/metadata: the SSTables' commit log
+// intervals, sstable/marshal: the types), token and the leaf
+// internal/snippet.
 //
 // The format, as Cassandra 5.0 writes and reads it (class names under
 // org.apache.cassandra.db.commitlog unless said otherwise;
