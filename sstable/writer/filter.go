@@ -1,12 +1,7 @@
 package writer
 
-import (
-	"encoding/binary"
+import "encoding/binary"
 
-	"github.com/sstable-flight/sstable-flight/token/murmur3"
-)
-
-func murmur3Sum128(key []byte) (uint64, uint64) { return murmur3.Sum128(key) }
 
 // bloomProbs is utils/BloomCalculations' table: row i, column j is the
 // false positive rate of i buckets per element and j hashes.

@@ -14,16 +14,14 @@ type summaryBuilder struct {
 	entries  []byte
 }
 
-// add records the partition key whose Index.db entry starts at len(index)
-// and returns index unchanged.
-func (s *summaryBuilder) add(index, key []byte) []byte {
+// add records a partition key whose Index.db entry starts at indexPos.
+func (s *summaryBuilder) add(key []byte, indexPos int) {
 	if s.count%s.interval == 0 {
 		s.offsets = binary.LittleEndian.AppendUint32(s.offsets, uint32(len(s.entries)))
 		s.entries = append(s.entries, key...)
-		s.entries = binary.LittleEndian.AppendUint64(s.entries, uint64(len(index)))
+		s.entries = binary.LittleEndian.AppendUint64(s.entries, uint64(indexPos))
 	}
 	s.count++
-	return index
 }
 
 // finish returns Summary.db: the header, the offsets (counted from the

@@ -10,6 +10,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/metadata"
 	"github.com/sstable-flight/sstable-flight/token"
+	"github.com/sstable-flight/sstable-flight/token/murmur3"
 )
 
 // Version and Format are what the writer writes: Cassandra 5.0's BIG.
@@ -180,7 +181,7 @@ func (w *Writer) StartPartition(key []byte, del sstable.DeletionTime) error {
 	w.lastKey, w.lastTok = append(w.lastKey[:0], key...), tok
 	w.partStart, w.partDel = w.pos, del
 	w.rows.reset()
-	h1, h2 := murmur3Sum128(key)
+	h1, h2 := murmur3.Sum128(key)
 	w.hashes = append(w.hashes, [2]uint64{h1, h2})
 	w.keyHashes = append(w.keyHashes, murmurHash2_64(key))
 	w.stats.partition(key, del)
@@ -314,7 +315,7 @@ func (w *Writer) endPartition() error {
 	}
 	// NB: the last block's width counts the end-of-partition byte.
 	w.rows.end(&w.enc, &w.last, w.pos-w.partStart, true)
-	w.index = w.summary.add(w.index, w.lastKey)
+	w.summary.add(w.lastKey, len(w.index))
 	w.index, w.promoted = w.rows.appendEntry(w.index, w.lastKey, w.partStart, w.partDel, w.promoted)
 	w.open = false
 	w.stats.endPartition(w.pos - w.partStart)
