@@ -2,7 +2,6 @@ package writer
 
 import "encoding/binary"
 
-
 // bloomProbs is utils/BloomCalculations' table: row i, column j is the
 // false positive rate of i buckets per element and j hashes.
 var bloomProbs = [][]float64{
