@@ -2,6 +2,7 @@ package writer
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 )
 
@@ -29,19 +30,10 @@ const (
 func hllEncode(x uint64) uint32 {
 	idx := uint32(x >> (64 - hllSP))
 	if idx<<((32-hllSP)+hllP) == 0 {
-		rl := uint32(leadingZeros64(x<<hllP|1<<(hllP-1))) + 1
+		rl := uint32(bits.LeadingZeros64(x<<hllP|1<<(hllP-1))) + 1
 		return (idx<<6|rl^63)<<1 | 1
 	}
 	return idx << 1
-}
-
-func leadingZeros64(x uint64) int {
-	n := 0
-	for x&(1<<63) == 0 && n < 64 {
-		x <<= 1
-		n++
-	}
-	return n
 }
 
 func hllSparseIndex(k uint32) uint32 {
@@ -56,16 +48,7 @@ func hllRunLength(k uint32) uint32 {
 	if k&1 == 1 {
 		return (k>>1)&63 ^ 63
 	}
-	return uint32(leadingZeros32(k<<(hllP+(31-hllSP)))) + 1
-}
-
-func leadingZeros32(x uint32) int {
-	n := 0
-	for x&(1<<31) == 0 && n < 32 {
-		x <<= 1
-		n++
-	}
-	return n
+	return uint32(bits.LeadingZeros32(k<<(hllP+(31-hllSP)))) + 1
 }
 
 // cardinality returns the serialized estimator of the keys of the given
