@@ -3,10 +3,10 @@ package writer_test
 import (
 	"bytes"
 	"fmt"
-	"reflect"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 

@@ -15,26 +15,26 @@ import (
 // collector gathers the STATS component as io/sstable/metadata's
 // MetadataCollector does while Data.db is written.
 type collector struct {
-	schema                 *sstable.Schema
-	minTS, maxTS           int64
-	tsSet                  bool
-	minLDT, maxLDT         int64
-	ldtSet                 bool
-	ldtNone                bool // a value without deletion time was seen
-	minTTL, maxTTL         int64
-	ttlSet                 bool
-	partitionSizes         histogram
-	cellsPerPartition      histogram
-	tombstones             map[int64]int64 // rounded drop time → count
-	partCells              int64
-	totalColumnsSet        int64
-	totalRows              int64
-	partitionDeletions     bool
-	minClustering          []byte // kept by copy, as values in minVals
-	minVals, maxVals       [][]byte
-	minKind, maxKind       sstable.BoundKind
-	hasClustering          bool
-	maxBuf                 []byte
+	schema             *sstable.Schema
+	minTS, maxTS       int64
+	tsSet              bool
+	minLDT, maxLDT     int64
+	ldtSet             bool
+	ldtNone            bool // a value without deletion time was seen
+	minTTL, maxTTL     int64
+	ttlSet             bool
+	partitionSizes     histogram
+	cellsPerPartition  histogram
+	tombstones         map[int64]int64 // rounded drop time → count
+	partCells          int64
+	totalColumnsSet    int64
+	totalRows          int64
+	partitionDeletions bool
+	// The covered slice: the lowest and highest clustering or bound,
+	// kept as unfiltereds for compareUnfiltered.
+	lo, hi, cur   sstable.Unfiltered
+	loBuf, hiBuf  []byte
+	hasClustering bool
 }
 
 func (c *collector) init(s *sstable.Schema) {
@@ -154,37 +154,36 @@ func (c *collector) unfiltered(u *sstable.Unfiltered, present []int) {
 }
 
 // clustering widens the covered clustering slice to a row's clustering
-// or a marker's bound.
+// or a marker's bound. The bounds are kept by copy in reused buffers.
 func (c *collector) clustering(vals [][]byte, kind sstable.BoundKind) {
-	u := sstable.Unfiltered{Clustering: vals, Marker: kind != sstable.ClusteringKind, Kind: kind}
-	if !c.hasClustering {
-		c.minVals, c.minClustering, c.minKind = keepValues(c.minVals[:0], c.minClustering[:0], vals), nil, kind
-		c.maxVals, c.maxBuf, c.maxKind = keepValues(c.maxVals[:0], c.maxBuf[:0], vals), nil, kind
-		c.hasClustering = true
-		return
+	c.cur.Clustering, c.cur.Marker, c.cur.Kind = vals, kind != sstable.ClusteringKind, kind
+	if !c.hasClustering || compareUnfiltered(c.schema.Clustering, &c.cur, &c.lo) < 0 {
+		c.lo.Clustering = keepValues(c.lo.Clustering[:0], &c.loBuf, vals)
+		c.lo.Marker, c.lo.Kind = c.cur.Marker, kind
 	}
-	lo := sstable.Unfiltered{Clustering: c.minVals, Marker: c.minKind != sstable.ClusteringKind, Kind: c.minKind}
-	if compareUnfiltered(c.schema.Clustering, &u, &lo) < 0 {
-		c.minVals, c.minKind = keepValues(nil, nil, vals), kind
+	if !c.hasClustering || compareUnfiltered(c.schema.Clustering, &c.cur, &c.hi) > 0 {
+		c.hi.Clustering = keepValues(c.hi.Clustering[:0], &c.hiBuf, vals)
+		c.hi.Marker, c.hi.Kind = c.cur.Marker, kind
 	}
-	hi := sstable.Unfiltered{Clustering: c.maxVals, Marker: c.maxKind != sstable.ClusteringKind, Kind: c.maxKind}
-	if compareUnfiltered(c.schema.Clustering, &u, &hi) > 0 {
-		c.maxVals, c.maxKind = keepValues(nil, nil, vals), kind
-	}
+	c.hasClustering = true
+	c.cur.Clustering = nil
 }
 
-// keepValues copies vals into one buffer.
-func keepValues(out [][]byte, buf []byte, vals [][]byte) [][]byte {
+// keepValues copies vals into *buf, reusing it, and returns out holding
+// slices of it.
+func keepValues(out [][]byte, buf *[]byte, vals [][]byte) [][]byte {
+	b := (*buf)[:0]
 	for _, v := range vals {
-		buf = append(buf, v...)
+		b = append(b, v...)
 	}
+	*buf = b
 	off := 0
 	for _, v := range vals {
 		if v == nil {
 			out = append(out, nil)
 			continue
 		}
-		out = append(out, buf[off:off+len(v):off+len(v)])
+		out = append(out, b[off:off+len(v):off+len(v)])
 		off += len(v)
 	}
 	return out
@@ -432,12 +431,12 @@ func (w *Writer) coveredSlice(b []byte) []byte {
 	startKind, endKind := sstable.InclStartBound, sstable.InclEndBound
 	var lo, hi [][]byte
 	if c.hasClustering {
-		lo, hi = c.minVals, c.maxVals
-		if c.minKind != sstable.ClusteringKind {
-			startKind = c.minKind
+		lo, hi = c.lo.Clustering, c.hi.Clustering
+		if c.lo.Marker {
+			startKind = c.lo.Kind
 		}
-		if c.maxKind != sstable.ClusteringKind {
-			endKind = c.maxKind
+		if c.hi.Marker {
+			endKind = c.hi.Kind
 		}
 	}
 	for _, bound := range []struct {
