@@ -49,11 +49,12 @@ const (
 	cellRowTTL       = 0x10
 )
 
-// errInput marks input a Writer refuses: out of order, or not encodable.
-var errInput = errors.New("invalid input")
+// ErrInput is matched (errors.Is) by the errors of input a Writer
+// refuses: out of order, or not encodable.
+var ErrInput = errors.New("invalid input")
 
 func inputf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", errInput, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %s", ErrInput, fmt.Sprintf(format, args...))
 }
 
 // encoder appends Data.db structures to byte slices; it holds the scratch

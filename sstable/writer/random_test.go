@@ -365,7 +365,7 @@ func TestRefusesBadInput(t *testing.T) {
 			w, err := writer.New(writer.NewMemory(), writer.Options{Header: h})
 			must(t, err)
 			err = tc.run(w)
-			check(t, err != nil, "no error")
+			check(t, errors.Is(err, writer.ErrInput), "error %v does not match ErrInput", err)
 			check(t, errors.Is(w.Finish(), err) || w.Finish() != nil, "Finish after an error succeeded")
 		})
 	}
