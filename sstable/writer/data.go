@@ -28,27 +28,6 @@ import (
 //     previous unfiltered (from the partition start for the first row
 //     after the header, 0 for the static row).
 
-// Unfiltered and cell flags (db/rows/UnfilteredSerializer, db/rows/Cell).
-const (
-	flagEndOfPartition     = 0x01
-	flagIsMarker           = 0x02
-	flagHasTimestamp       = 0x04
-	flagHasTTL             = 0x08
-	flagHasDeletion        = 0x10
-	flagHasAllColumns      = 0x20
-	flagHasComplexDeletion = 0x40
-	flagExtension          = 0x80
-
-	extIsStatic   = 0x01
-	extShadowable = 0x02
-
-	cellDeleted      = 0x01
-	cellExpiring     = 0x02
-	cellEmptyValue   = 0x04
-	cellRowTimestamp = 0x08
-	cellRowTTL       = 0x10
-)
-
 // ErrInput is matched (errors.Is) by the errors of input a Writer
 // refuses: out of order, or not encodable.
 var ErrInput = errors.New("invalid input")
@@ -165,7 +144,7 @@ func (e *encoder) marker(dst []byte, u *sstable.Unfiltered, prevSize int64) ([]b
 	if u.MarkerDel.Live() || (u.Kind.IsBoundary() && u.MarkerEndDel.Live()) {
 		return dst, inputf("range tombstone marker with a live deletion")
 	}
-	dst = append(dst, flagIsMarker, byte(u.Kind))
+	dst = append(dst, sstable.FlagIsMarker, byte(u.Kind))
 	dst = binary.BigEndian.AppendUint16(dst, uint16(len(u.Clustering)))
 	dst, err := e.clusteringValues(dst, u.Clustering)
 	if err != nil {
@@ -190,20 +169,20 @@ func (e *encoder) row(dst []byte, u *sstable.Unfiltered, prevSize int64) ([]byte
 	flags, ext := byte(0), byte(0)
 	live := u.Liveness
 	if u.Static {
-		ext |= extIsStatic
+		ext |= sstable.ExtIsStatic
 	}
 	if live.Timestamp != sstable.NoTimestamp {
-		flags |= flagHasTimestamp
+		flags |= sstable.FlagHasTimestamp
 		if live.TTL != 0 {
-			flags |= flagHasTTL
+			flags |= sstable.FlagHasTTL
 		}
 	} else if live.TTL != 0 {
 		return dst, inputf("row liveness with a TTL but no timestamp")
 	}
 	if !u.Deletion.Live() {
-		flags |= flagHasDeletion
+		flags |= sstable.FlagHasDeletion
 		if u.Shadowable {
-			ext |= extShadowable
+			ext |= sstable.ExtShadowable
 		}
 	}
 	hasComplexDeletion := false
@@ -213,13 +192,13 @@ func (e *encoder) row(dst []byte, u *sstable.Unfiltered, prevSize int64) ([]byte
 		}
 	}
 	if hasComplexDeletion {
-		flags |= flagHasComplexDeletion
+		flags |= sstable.FlagHasComplexDeletion
 	}
 	if len(e.present) == len(cols) {
-		flags |= flagHasAllColumns
+		flags |= sstable.FlagHasAllColumns
 	}
 	if ext != 0 {
-		flags |= flagExtension
+		flags |= sstable.FlagExtension
 	}
 	dst = append(dst, flags)
 	if ext != 0 {
@@ -235,17 +214,17 @@ func (e *encoder) row(dst []byte, u *sstable.Unfiltered, prevSize int64) ([]byte
 		}
 	}
 	body := marshal.AppendUvint(e.body[:0], uint64(prevSize))
-	if flags&flagHasTimestamp != 0 {
+	if flags&sstable.FlagHasTimestamp != 0 {
 		body = e.timestamp(body, live.Timestamp)
 	}
-	if flags&flagHasTTL != 0 {
+	if flags&sstable.FlagHasTTL != 0 {
 		body = e.ttl(body, live.TTL)
 		body = e.localDeletionTime(body, live.LocalExpirationTime)
 	}
-	if flags&flagHasDeletion != 0 {
+	if flags&sstable.FlagHasDeletion != 0 {
 		body = e.deltaDeletion(body, u.Deletion)
 	}
-	if flags&flagHasAllColumns == 0 {
+	if flags&sstable.FlagHasAllColumns == 0 {
 		body = e.columnSubset(body, len(cols))
 	}
 	ci, di := 0, 0
@@ -368,18 +347,18 @@ func (e *encoder) cell(dst []byte, cl *sstable.Cell, c *sstable.Column, live *ss
 	useRowTTL := expiring && live.TTL != 0 && cl.TTL == live.TTL && cl.LocalDeletionTime == live.LocalExpirationTime
 	flags := byte(0)
 	if len(cl.Value) == 0 {
-		flags |= cellEmptyValue
+		flags |= sstable.CellEmptyValue
 	}
 	if deleted {
-		flags |= cellDeleted
+		flags |= sstable.CellDeleted
 	} else if expiring {
-		flags |= cellExpiring
+		flags |= sstable.CellExpiring
 	}
 	if useRowTimestamp {
-		flags |= cellRowTimestamp
+		flags |= sstable.CellRowTimestamp
 	}
 	if useRowTTL {
-		flags |= cellRowTTL
+		flags |= sstable.CellRowTTL
 	}
 	dst = append(dst, flags)
 	if !useRowTimestamp {

@@ -157,11 +157,11 @@ func (c *collector) unfiltered(u *sstable.Unfiltered, present []int) {
 // or a marker's bound. The bounds are kept by copy in reused buffers.
 func (c *collector) clustering(vals [][]byte, kind sstable.BoundKind) {
 	c.cur.Clustering, c.cur.Marker, c.cur.Kind = vals, kind != sstable.ClusteringKind, kind
-	if !c.hasClustering || compareUnfiltered(c.schema.Clustering, &c.cur, &c.lo) < 0 {
+	if !c.hasClustering || sstable.CompareUnfiltered(c.schema.Clustering, &c.cur, &c.lo) < 0 {
 		c.lo.Clustering = keepValues(c.lo.Clustering[:0], &c.loBuf, vals)
 		c.lo.Marker, c.lo.Kind = c.cur.Marker, kind
 	}
-	if !c.hasClustering || compareUnfiltered(c.schema.Clustering, &c.cur, &c.hi) > 0 {
+	if !c.hasClustering || sstable.CompareUnfiltered(c.schema.Clustering, &c.cur, &c.hi) > 0 {
 		c.hi.Clustering = keepValues(c.hi.Clustering[:0], &c.hiBuf, vals)
 		c.hi.Marker, c.hi.Kind = c.cur.Marker, kind
 	}

@@ -3,13 +3,11 @@ package writer
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"fmt"
 	"hash/crc32"
 	"io"
 
 	"github.com/sstable-flight/sstable-flight/sstable"
-	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 	"github.com/sstable-flight/sstable-flight/sstable/metadata"
 	"github.com/sstable-flight/sstable-flight/token"
 )
@@ -287,36 +285,10 @@ func (w *Writer) checkOrder(u *sstable.Unfiltered) error {
 	if !w.hasLast {
 		return nil
 	}
-	if compareUnfiltered(w.schema.Clustering, &w.last, u) >= 0 {
+	if sstable.CompareUnfiltered(w.schema.Clustering, &w.last, u) >= 0 {
 		return inputf("unfiltered not after the previous one in clustering order")
 	}
 	return nil
-}
-
-// compareUnfiltered is ClusteringComparator.compare of two rows or
-// markers: values over the shorter prefix, then at equal length the
-// kinds' ranks, else the shorter prefix's kind places it.
-func compareUnfiltered(types []*marshal.Type, a, b *sstable.Unfiltered) int {
-	for i := 0; i < len(a.Clustering) && i < len(b.Clustering); i++ {
-		if c := marshal.Compare(types[i], a.Clustering[i], b.Clustering[i]); c != 0 {
-			return c
-		}
-	}
-	ka, kb := sstable.ClusteringKind, sstable.ClusteringKind
-	if a.Marker {
-		ka = a.Kind
-	}
-	if b.Marker {
-		kb = b.Kind
-	}
-	switch n, m := len(a.Clustering), len(b.Clustering); {
-	case n == m:
-		return cmp.Compare(ka.Order(), kb.Order())
-	case n < m:
-		return ka.ComparedToClustering()
-	default:
-		return -kb.ComparedToClustering()
-	}
 }
 
 // endPartition writes the open partition's end.
@@ -330,7 +302,7 @@ func (w *Writer) endPartition() error {
 	if w.openDel {
 		return w.fail(fmt.Errorf("end partition %x: %w", w.lastKey, inputf("a range tombstone is left open")))
 	}
-	if err := w.write([]byte{flagEndOfPartition}); err != nil {
+	if err := w.write([]byte{sstable.FlagEndOfPartition}); err != nil {
 		return err
 	}
 	w.open = false
