@@ -9,7 +9,6 @@ import (
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 	"github.com/sstable-flight/sstable-flight/sstable/metadata"
-	"github.com/sstable-flight/sstable-flight/token"
 )
 
 // collector gathers the STATS component as io/sstable/metadata's
@@ -401,7 +400,9 @@ func (w *Writer) statsComponent() []byte {
 	b = appendBool(b, c.partitionDeletions)
 	b = appendVintBytes(b, w.firstKey)
 	b = appendVintBytes(b, w.lastKey)
-	b = binary.BigEndian.AppendUint64(b, math.Float64bits(tokenSpaceCoverage(token.Of(w.firstKey), token.Of(w.lastKey))))
+	// NB: a flush records no token space coverage (NaN) unless the node
+	// knows its local ranges; the writer does not.
+	b = binary.BigEndian.AppendUint64(b, math.Float64bits(math.NaN()))
 	// NB: Cassandra sizes the component at 16 bytes per tombstone bin and
 	// writes 12, leaving 4 zero bytes per bin at the end.
 	return append(b, make([]byte, 4*len(bins))...)
@@ -415,12 +416,6 @@ func comparePosition(a, b metadata.CommitLogPosition) int {
 		return 1
 	}
 	return int(a.Position) - int(b.Position)
-}
-
-// tokenSpaceCoverage is the fraction of the ring from the first token to
-// the last.
-func tokenSpaceCoverage(first, last token.Token) float64 {
-	return float64(uint64(last)-uint64(first)) / math.Exp2(64)
 }
 
 // coveredSlice appends the covered clustering slice: two bounds (kind,
