@@ -2,19 +2,7 @@ package writer
 
 import (
 	"encoding/binary"
-
-	"github.com/sstable-flight/sstable-flight/sstable/marshal"
 )
-
-// appendIndexEntry appends an Index.db entry without a promoted index
-// (package big draws the layout): Cassandra reads such a partition from
-// its start, as it does every partition smaller than column_index_size.
-func appendIndexEntry(dst, key []byte, dataPos int64) []byte {
-	dst = binary.BigEndian.AppendUint16(dst, uint16(len(key)))
-	dst = append(dst, key...)
-	dst = marshal.AppendUvint(dst, uint64(dataPos))
-	return marshal.AppendUvint(dst, 0)
-}
 
 // summaryBuilder samples Index.db as IndexSummaryBuilder does at full
 // sampling (level 128): the entry of every interval-th partition from

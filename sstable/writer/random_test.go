@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -98,6 +99,9 @@ func randomPartitions(r *rand.Rand, h *metadata.SerializationHeader, s *sstable.
 		// Distinct clusterings, sorted.
 		var rows []sstable.Unfiltered
 		n := r.IntN(8)
+		if r.IntN(10) == 0 {
+			n = 100 + r.IntN(300) // several row index blocks
+		}
 		if len(s.Clustering) == 0 {
 			n = min(n, 1)
 		}
@@ -247,6 +251,7 @@ func randomRoundTrip(t *testing.T, seed uint64) {
 	must(t, sc.Err())
 	sc.Release()
 	for i := range ps {
+		compareSlice(t, r, got, s, &ps[i])
 		g, err := got.Get(ps[i].key)
 		must(t, err)
 		check(t, g.NextPartition(), "seed %d: Get %x found nothing: %v", seed, ps[i].key, g.Err())
@@ -395,4 +400,38 @@ func TestAddAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(1000, add); n != 0 {
 		t.Errorf("Add allocates %v times per row", n)
 	}
+}
+
+// compareSlice reads a random inclusive slice of a partition's rows and
+// requires the rows written in it, in order.
+func compareSlice(t *testing.T, r *rand.Rand, got *sstable.Reader, s *sstable.Schema, p *partition) {
+	t.Helper()
+	var rows []sstable.Unfiltered
+	for _, u := range p.us {
+		if !u.Marker && !u.Static {
+			rows = append(rows, u)
+		}
+	}
+	if len(rows) == 0 || len(s.Clustering) == 0 {
+		return
+	}
+	i := r.IntN(len(rows))
+	j := i + r.IntN(len(rows)-i)
+	sl := sstable.Slice{Start: sstable.Bound{Values: rows[i].Clustering, Inclusive: true}, End: sstable.Bound{Values: rows[j].Clustering, Inclusive: true}}
+	sc, err := got.GetSlice(p.key, sl)
+	must(t, err)
+	defer sc.Release()
+	check(t, sc.NextPartition(), "slice of %x: no partition: %v", p.key, sc.Err())
+	k := i
+	for sc.NextUnfiltered() {
+		u := sc.Unfiltered()
+		if u.Marker || u.Static {
+			continue
+		}
+		check(t, k <= j, "slice of %x: rows past the slice", p.key)
+		equal(t, semantic(rows[k]), semantic(*u), fmt.Sprintf("slice of %x, row %d", p.key, k))
+		k++
+	}
+	must(t, sc.Err())
+	check(t, k == j+1, "slice of %x: rows %d..%d, read up to %d", p.key, i, j, k)
 }

@@ -81,6 +81,16 @@ func roundTrip(t *testing.T, path string) {
 		}
 		check(t, bytes.Equal(want, data), "Data.db differs from the original's at %d: % x vs % x", i, want[max(0, i-16):min(len(want), i+24)], data[max(0, i-16):min(len(data), i+24)])
 	}
+	if src.Version.UIntDeletionTime && !src.Version.BTI {
+		want, err := os.ReadFile(strings.TrimSuffix(path, "Data.db") + "Index.db")
+		must(t, err)
+		index, _ := mem.File(strings.TrimSuffix(w.DataFile(), "Data.db") + "Index.db")
+		i := 0
+		for i < len(want) && i < len(index) && want[i] == index[i] {
+			i++
+		}
+		check(t, bytes.Equal(want, index), "Index.db differs from the original's at %d of %d: % x vs % x", i, len(want), want[max(0, i-16):min(len(want), i+24)], index[max(0, i-16):min(len(index), i+24)])
+	}
 	compareStats(t, &src.Stats.Stats, &got.Stats.Stats, same)
 	for _, k := range keys {
 		a, err := src.Get(k)

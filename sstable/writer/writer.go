@@ -76,7 +76,10 @@ type Writer struct {
 	// The open partition.
 	open       bool
 	partStart  int64
-	staticDone bool // the static row is written (or the header has none)
+	partDel    sstable.DeletionTime
+	rows       rowIndex
+	promoted   []byte // scratch for a promoted index
+	staticDone bool   // the static row is written (or the header has none)
 	prevStart  int64
 	last       sstable.Unfiltered // the previous unfiltered, for order checks
 	hasLast    bool
@@ -173,9 +176,8 @@ func (w *Writer) StartPartition(key []byte, del sstable.DeletionTime) error {
 		w.firstKey = bytes.Clone(key)
 	}
 	w.lastKey, w.lastTok = append(w.lastKey[:0], key...), tok
-	w.partStart = w.pos
-	w.index = w.summary.add(w.index, key)
-	w.index = appendIndexEntry(w.index, key, w.pos)
+	w.partStart, w.partDel = w.pos, del
+	w.rows.reset()
 	h1, h2 := murmur3Sum128(key)
 	w.hashes = append(w.hashes, [2]uint64{h1, h2})
 	w.stats.partition(key, del)
@@ -243,6 +245,7 @@ func (w *Writer) unfiltered(u *sstable.Unfiltered, prevSize int64) error {
 		w.staticDone = true
 		return nil
 	}
+	w.rows.start(&w.enc, u, start-w.partStart)
 	w.prevStart = start
 	w.hasLast = true
 	w.last.Marker, w.last.Kind = u.Marker, u.Kind
@@ -264,6 +267,7 @@ func (w *Writer) unfiltered(u *sstable.Unfiltered, prevSize int64) error {
 	if u.Marker {
 		w.openDel = u.Kind.IsStart() || u.Kind.IsBoundary()
 	}
+	w.rows.end(&w.enc, &w.last, w.pos-w.partStart, false)
 	return nil
 }
 
@@ -305,6 +309,10 @@ func (w *Writer) endPartition() error {
 	if err := w.write([]byte{sstable.FlagEndOfPartition}); err != nil {
 		return err
 	}
+	// NB: the last block's width counts the end-of-partition byte.
+	w.rows.end(&w.enc, &w.last, w.pos-w.partStart, true)
+	w.index = w.summary.add(w.index, w.lastKey)
+	w.index, w.promoted = w.rows.appendEntry(w.index, w.lastKey, w.partStart, w.partDel, w.promoted)
 	w.open = false
 	w.stats.endPartition(w.pos - w.partStart)
 	return nil
