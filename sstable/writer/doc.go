@@ -29,10 +29,12 @@
 //     USE_ROW_TTL, EMPTY_VALUE...), the row sizes and previous sizes, an
 //     empty static row in every partition when the header has static
 //     columns, the oa DeletionTime.
-//   - Index.db: one entry per partition, without a promoted index (as
-//     Cassandra writes for partitions under column_index_size); reads of
-//     a slice then start at the partition's first row.
-//   - Summary.db: every MinIndexInterval-th entry at full sampling.
+//   - Index.db: one entry per partition, with a promoted index (row
+//     index blocks of 4 KiB, 5.0's default column_index_size) when the
+//     partition has more than one block; byte for byte Cassandra's on
+//     the corpus.
+//   - Summary.db: every MinIndexInterval-th entry at full sampling; byte
+//     for byte Cassandra's on the corpus.
 //   - Filter.db: sized by BloomCalculations for the exact key count.
 //   - Statistics.db: Validation, Compaction (an empty cardinality
 //     estimate), Stats (partition sizes and cells per partition, min/max

@@ -43,7 +43,8 @@ func rewrite(t testing.TB, src *sstable.Reader, files writer.Files, opts writer.
 // rows of nb and da are written as oa) and reads the result back from
 // memory: every partition and unfiltered equals the original's, at the
 // same Data.db positions; for oa and da sources, whose Data.db has the
-// same row format, Data.db is the original's byte for byte; the stats
+// same row format, Data.db is the original's byte for byte (and for oa,
+// Index.db and Summary.db too); the stats
 // the writer computes equal Cassandra's; every key is found by Get, and
 // slices read the same.
 func TestCorpusRoundTrip(t *testing.T) {
@@ -81,15 +82,18 @@ func roundTrip(t *testing.T, path string) {
 		}
 		check(t, bytes.Equal(want, data), "Data.db differs from the original's at %d: % x vs % x", i, want[max(0, i-16):min(len(want), i+24)], data[max(0, i-16):min(len(data), i+24)])
 	}
-	if src.Version.UIntDeletionTime && !src.Version.BTI {
-		want, err := os.ReadFile(strings.TrimSuffix(path, "Data.db") + "Index.db")
+	for _, c := range []string{"Index.db", "Summary.db"} {
+		if !src.Version.UIntDeletionTime || src.Version.BTI {
+			break
+		}
+		want, err := os.ReadFile(strings.TrimSuffix(path, "Data.db") + c)
 		must(t, err)
-		index, _ := mem.File(strings.TrimSuffix(w.DataFile(), "Data.db") + "Index.db")
+		b, _ := mem.File(strings.TrimSuffix(w.DataFile(), "Data.db") + c)
 		i := 0
-		for i < len(want) && i < len(index) && want[i] == index[i] {
+		for i < len(want) && i < len(b) && want[i] == b[i] {
 			i++
 		}
-		check(t, bytes.Equal(want, index), "Index.db differs from the original's at %d of %d: % x vs % x", i, len(want), want[max(0, i-16):min(len(want), i+24)], index[max(0, i-16):min(len(index), i+24)])
+		check(t, bytes.Equal(want, b), "%s differs from the original's at %d of %d: % x vs % x", c, i, len(want), want[max(0, i-16):min(len(want), i+24)], b[max(0, i-16):min(len(b), i+24)])
 	}
 	compareStats(t, &src.Stats.Stats, &got.Stats.Stats, same)
 	for _, k := range keys {
