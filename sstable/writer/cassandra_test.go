@@ -72,12 +72,11 @@ var importTables = map[string]bool{
 
 // metadataLines are the lines of sstablemetadata's report that the
 // rewrite must share with the original's: all but where the data came
-// from (file, host, commit log), its compression, the cardinality
-// estimate (the writer writes an empty one) and what depends on the
-// time of the run (droppable tombstones).
+// from (file, host, commit log), its compression, and what depends on
+// the time of the run (droppable tombstones).
 func metadataLines(report string) []string {
 	skip := []string{"SSTable:", "Compressor:", "Compression ratio:", "Originating host id:", "Replay positions covered:",
-		"Estimated cardinality:", "Estimated droppable tombstones:"}
+		"Estimated droppable tombstones:"}
 	var out []string
 	for _, l := range strings.Split(report, "\n") {
 		if !slices.ContainsFunc(skip, func(p string) bool { return strings.HasPrefix(l, p) }) {

@@ -36,8 +36,8 @@
 //   - Summary.db: every MinIndexInterval-th entry at full sampling; byte
 //     for byte Cassandra's on the corpus.
 //   - Filter.db: sized by BloomCalculations for the exact key count.
-//   - Statistics.db: Validation, Compaction (an empty cardinality
-//     estimate), Stats (partition sizes and cells per partition, min/max
+//   - Statistics.db: Validation, Compaction (the HyperLogLog++
+//     partition count estimate, byte for byte Cassandra's), Stats (partition sizes and cells per partition, min/max
 //     timestamps, deletion times and TTLs, the tombstone drop-time
 //     histogram, column and row counts, the covered clustering slice, key
 //     range, commit log intervals and originating host id as the caller

@@ -96,6 +96,7 @@ func roundTrip(t *testing.T, path string) {
 		check(t, bytes.Equal(want, b), "%s differs from the original's at %d of %d: % x vs % x", c, i, len(want), want[max(0, i-16):min(len(want), i+24)], b[max(0, i-16):min(len(b), i+24)])
 	}
 	compareStats(t, &src.Stats.Stats, &got.Stats.Stats, same)
+	equal(t, src.Stats.Compaction.Cardinality, got.Stats.Compaction.Cardinality, "cardinality estimator")
 	for _, k := range keys {
 		a, err := src.Get(k)
 		must(t, err)

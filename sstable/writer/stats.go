@@ -238,12 +238,6 @@ const (
 // tombstoneMaxBins is SSTable.TOMBSTONE_HISTOGRAM_BIN_SIZE.
 const tombstoneMaxBins = 100
 
-// emptyCardinality is a HyperLogLogPlus(13, 25) with nothing offered, as
-// stream-lib serializes it: int32 -2 (version), varints p, sp, format 1
-// (sparse) and a sparse set of length 0. The writer estimates no
-// cardinality; Cassandra uses it only to size compactions.
-var emptyCardinality = []byte{0xff, 0xff, 0xff, 0xfe, 13, 25, 1, 0}
-
 // statistics returns Statistics.db as MetadataSerializer writes it for oa:
 // the count and the table of contents, each followed by a CRC32 (the
 // second covering the count too), then the components, each followed by
@@ -251,11 +245,12 @@ var emptyCardinality = []byte{0xff, 0xff, 0xff, 0xfe, 13, 25, 1, 0}
 func (w *Writer) statistics() []byte {
 	comps := [4][]byte{
 		w.validation(),
-		binary.BigEndian.AppendUint32(nil, uint32(len(emptyCardinality))),
+		nil,
 		w.statsComponent(),
 		w.headerComponent(),
 	}
-	comps[metaCompaction] = append(comps[metaCompaction], emptyCardinality...)
+	card := cardinality(w.keyHashes)
+	comps[metaCompaction] = append(binary.BigEndian.AppendUint32(nil, uint32(len(card))), card...)
 	b := binary.BigEndian.AppendUint32(nil, uint32(len(comps)))
 	b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 	tocAt := len(b)

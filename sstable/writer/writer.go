@@ -61,17 +61,19 @@ type Writer struct {
 	enc    encoder
 	stats  collector
 
-	data     io.WriteCloser
-	buf      *bufio.Writer
-	crc      chunkCRC
-	pos      int64 // bytes of Data.db written
-	scratch  []byte
-	index    []byte // Index.db
-	summary  summaryBuilder
-	hashes   [][2]uint64 // murmur3 of every key, for Filter.db
-	firstKey []byte
-	lastKey  []byte
-	lastTok  token.Token
+	data    io.WriteCloser
+	buf     *bufio.Writer
+	crc     chunkCRC
+	pos     int64 // bytes of Data.db written
+	scratch []byte
+	index   []byte // Index.db
+	summary summaryBuilder
+	hashes  [][2]uint64 // murmur3 of every key, for Filter.db
+	// keyHashes are every key's hash2_64, for the cardinality estimate.
+	keyHashes []uint64
+	firstKey  []byte
+	lastKey   []byte
+	lastTok   token.Token
 
 	// The open partition.
 	open       bool
@@ -180,6 +182,7 @@ func (w *Writer) StartPartition(key []byte, del sstable.DeletionTime) error {
 	w.rows.reset()
 	h1, h2 := murmur3Sum128(key)
 	w.hashes = append(w.hashes, [2]uint64{h1, h2})
+	w.keyHashes = append(w.keyHashes, murmurHash2_64(key))
 	w.stats.partition(key, del)
 	if err := w.write(b); err != nil {
 		return err
