@@ -34,6 +34,7 @@ var below = []struct {
 	{"sstable/bti", []string{"sstable/internal", "sstable/marshal", "token"}},
 	{"sstable", []string{"sstable/", "token"}},
 	{"sstable/dump", []string{"sstable", "token"}},
+	{"sstable/writer", []string{"sstable", "sstable/marshal", "sstable/metadata", "token"}},
 	{"commitlog", []string{"sstable", "token"}},
 	{"reconcile", []string{"sstable", "token"}},
 	{"snapshot", []string{"sstable", "snapshot/"}},
