@@ -53,13 +53,13 @@ func TestRunsMatchCQL(t *testing.T) {
 		"UPDATE overlay_it.t SET m['y'] = 5 WHERE p = 1 AND c = 2",     // a collection element added
 		"UPDATE overlay_it.t SET m = m - {'x'} WHERE p = 1 AND c = 3",  // one removed
 		"UPDATE overlay_it.t SET l = l + [7, 8] WHERE p = 1 AND c = 0", // list appends
-		"DELETE FROM overlay_it.t WHERE p = 2 AND c = 1",                // a row
-		"DELETE FROM overlay_it.t WHERE p = 3 AND c >= 1 AND c < 3",     // a range
-		"DELETE FROM overlay_it.t WHERE p = 4",                          // a partition
+		"DELETE FROM overlay_it.t WHERE p = 2 AND c = 1",               // a row
+		"DELETE FROM overlay_it.t WHERE p = 3 AND c >= 1 AND c < 3",    // a range
+		"DELETE FROM overlay_it.t WHERE p = 4",                         // a partition
 		"INSERT INTO overlay_it.t (p, c, v) VALUES (4, 9, 'after the partition delete')",
-		"UPDATE overlay_it.t SET st = 42 WHERE p = 5",                   // a static column
+		"UPDATE overlay_it.t SET st = 42 WHERE p = 5", // a static column
 		"INSERT INTO overlay_it.t (p, c, v) VALUES (7, 0, 'only in the log') USING TTL 3600",
-		"UPDATE overlay_it.t SET v = null WHERE p = 0 AND c = 0",        // a cell tombstone
+		"UPDATE overlay_it.t SET v = null WHERE p = 0 AND c = 0", // a cell tombstone
 		"INSERT INTO overlay_it.t (p, c, v) VALUES (8, 1, 'new partition')",
 	)
 
