@@ -38,8 +38,12 @@ type Table struct {
 }
 
 // Overlay keeps the updates of the configured tables that the commit log
-// holds. Poll reads what the log gained; Runs seals a table's updates.
-// Safe for concurrent use.
+// holds. Poll reads what the log gained (one Poll at a time: a tailing
+// goroutine's); Runs, Lost and Bytes may run beside it.
+//
+// Not yet done: Lost is never cleared (it should be once the segments
+// whose updates were dropped are gone), and an entry of several kept
+// updates is counted once per update.
 type Overlay struct {
 	cfg     Config
 	schemas commitlog.SchemaMap
