@@ -36,6 +36,7 @@ var below = []struct {
 	{"sstable/dump", []string{"sstable", "token"}},
 	{"sstable/writer", []string{"sstable", "sstable/marshal", "sstable/metadata", "token"}},
 	{"commitlog", []string{"sstable", "token"}},
+	{"overlay", []string{"commitlog", "sstable", "token"}},
 	{"reconcile", []string{"sstable", "token"}},
 	{"snapshot", []string{"sstable", "snapshot/"}},
 	{"snapshot/sidecar", []string{"sstable"}},
