@@ -72,16 +72,30 @@ func TestRunsMatchCQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(n.DataDir(), "overlay_it", "t-"+hex.EncodeToString(id[:]))
-	readers := openSSTables(t, dir)
+	readers, err := openSSTables(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := fullHeader(readers)
+	closeAll(readers)
 	tid, err := commitlog.ParseTableID(hex.EncodeToString(id[:]))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ov := overlay.New(overlay.Config{Dir: filepath.Join(n.Dir, "commitlog"),
-		Tables: map[commitlog.TableID]overlay.Table{tid: {Name: "overlay_it.t", Header: fullHeader(t, readers)}}})
+		Tables: map[commitlog.TableID]overlay.Table{tid: {Name: "overlay_it.t", Header: header}}})
 
+	// Each round reads the table as a query would: the SSTables listed
+	// now (a flush or compaction by anyone may change them), the log
+	// polled after, and the runs of what those SSTables do not hold.
 	deadline := time.Now().Add(20 * time.Second)
 	for {
+		readers, err := openSSTables(dir)
+		if err != nil {
+			t.Logf("list the SSTables again: %v", err) // one compacted away under us
+			time.Sleep(200 * time.Millisecond)
+			continue
+		}
 		if err := ov.Poll(); err != nil {
 			t.Fatal(err)
 		}
@@ -97,9 +111,8 @@ func TestRunsMatchCQL(t *testing.T) {
 		now := time.Now().Unix()
 		got := mergedJSON(t, append(append([]*sstable.Reader{}, readers...), runs...), now)
 		want := cqlJSON(t, s)
-		for _, r := range runs {
-			r.Close()
-		}
+		closeAll(runs)
+		closeAll(readers)
 		if reflect.DeepEqual(got, want) {
 			t.Logf("%d runs, %d bytes kept; %d rows", len(runs), ov.Bytes(), len(got))
 			if len(runs) < 2 {
@@ -114,27 +127,32 @@ func TestRunsMatchCQL(t *testing.T) {
 	}
 }
 
-func openSSTables(t *testing.T, dir string) []*sstable.Reader {
-	t.Helper()
+func openSSTables(dir string) ([]*sstable.Reader, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*-Data.db"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("the table's SSTables in %s: %v %v", dir, files, err)
+		return nil, fmt.Errorf("the table's SSTables in %s: %v %v", dir, files, err)
 	}
 	var rs []*sstable.Reader
 	for _, f := range files {
 		r, err := sstable.Open(f, sstable.Options{})
 		if err != nil {
-			t.Fatal(err)
+			closeAll(rs)
+			return nil, err
 		}
-		t.Cleanup(func() { r.Close() })
 		rs = append(rs, r)
 	}
-	return rs
+	return rs, nil
+}
+
+func closeAll(rs []*sstable.Reader) {
+	for _, r := range rs {
+		r.Close()
+	}
 }
 
 // fullHeader is the header of the SSTable with the most columns: the
 // first flush wrote a row of every column.
-func fullHeader(t *testing.T, rs []*sstable.Reader) metadata.SerializationHeader {
+func fullHeader(rs []*sstable.Reader) metadata.SerializationHeader {
 	best := rs[0].Stats.Header
 	for _, r := range rs[1:] {
 		h := r.Stats.Header
