@@ -108,20 +108,20 @@ func sized[F sstableForm | messagingForm]() bool {
 func unfilteredIn[F sstableForm | messagingForm](dc *decoder, d *base.Decbuf, u *Unfiltered) bool {
 	u.Position = d.Pos()
 	flags := d.Byte()
-	if d.Err() != nil || flags&flagEndOfPartition != 0 {
+	if d.Err() != nil || flags&FlagEndOfPartition != 0 {
 		return false
 	}
 	u.Cells, u.Complex = u.Cells[:0], u.Complex[:0]
-	u.notSimple = flags & (flagIsMarker | flagHasTTL | flagHasDeletion | flagHasComplexDeletion | flagExtension)
+	u.notSimple = flags & (FlagIsMarker | FlagHasTTL | FlagHasDeletion | FlagHasComplexDeletion | FlagExtension)
 	u.Marker, u.Static, u.Shadowable = false, false, false
-	if flags&flagIsMarker != 0 {
+	if flags&FlagIsMarker != 0 {
 		dc.marker(d, u, sized[F]())
 		return true
 	}
-	if flags&flagExtension != 0 {
+	if flags&FlagExtension != 0 {
 		ext := d.Byte()
-		u.Static = ext&extIsStatic != 0
-		u.Shadowable = ext&extShadowable != 0
+		u.Static = ext&ExtIsStatic != 0
+		u.Shadowable = ext&ExtShadowable != 0
 	}
 	u.Clustering = u.Clustering[:0]
 	if !u.Static {
@@ -180,15 +180,15 @@ var noValue = []byte{}
 
 func (dc *decoder) rowBody(d *base.Decbuf, u *Unfiltered, flags byte) {
 	u.Liveness = LivenessInfo{Timestamp: NoTimestamp}
-	if flags&flagHasTimestamp != 0 {
+	if flags&FlagHasTimestamp != 0 {
 		u.Liveness.Timestamp = dc.timestamp(d)
 	}
-	if flags&flagHasTTL != 0 {
+	if flags&FlagHasTTL != 0 {
 		u.Liveness.TTL = dc.ttl(d)
 		u.Liveness.LocalExpirationTime = dc.localDeletionTime(d)
 	}
 	u.Deletion = LiveDeletion
-	if flags&flagHasDeletion != 0 {
+	if flags&FlagHasDeletion != 0 {
 		u.Deletion = dc.deltaDeletion(d)
 	}
 	cols := dc.schema.Columns(u.Static)
@@ -204,7 +204,7 @@ func (dc *decoder) rowBody(d *base.Decbuf, u *Unfiltered, flags byte) {
 			u.Cells = append(u.Cells, Cell{})
 			dc.cell(d, &u.Cells[len(u.Cells)-1], ci, col, u)
 		} else {
-			if flags&flagHasComplexDeletion != 0 {
+			if flags&FlagHasComplexDeletion != 0 {
 				if del := dc.deltaDeletion(d); !del.Live() && !skip {
 					u.Complex = append(u.Complex, ComplexDeletion{Column: ci, Deletion: del})
 				}
@@ -227,7 +227,7 @@ func (dc *decoder) rowBody(d *base.Decbuf, u *Unfiltered, flags byte) {
 // missing indexes, whichever list is shorter.
 func (dc *decoder) columnSubset(d *base.Decbuf, flags byte, n int) {
 	dc.present = dc.present[:0]
-	if flags&flagHasAllColumns != 0 {
+	if flags&FlagHasAllColumns != 0 {
 		for i := range n {
 			dc.present = append(dc.present, i)
 		}
@@ -286,19 +286,19 @@ func (dc *decoder) columnSubset(d *base.Decbuf, flags byte, n int) {
 func (dc *decoder) cell(d *base.Decbuf, c *Cell, ci int, col *Column, u *Unfiltered) {
 	c.Column = ci
 	c.Flags = d.Byte()
-	u.notSimple |= c.Flags & (cellDeleted | cellExpiring)
+	u.notSimple |= c.Flags & (CellDeleted | CellExpiring)
 	c.Path, c.TTL, c.LocalDeletionTime = nil, 0, 0
-	if c.Flags&cellRowTimestamp != 0 {
+	if c.Flags&CellRowTimestamp != 0 {
 		c.Timestamp = u.Liveness.Timestamp
 	} else {
 		c.Timestamp = dc.timestamp(d)
 	}
-	if c.Flags&(cellDeleted|cellExpiring) != 0 {
-		if c.Flags&cellRowTTL != 0 {
+	if c.Flags&(CellDeleted|CellExpiring) != 0 {
+		if c.Flags&CellRowTTL != 0 {
 			c.LocalDeletionTime, c.TTL = u.Liveness.LocalExpirationTime, u.Liveness.TTL
 		} else {
 			c.LocalDeletionTime = dc.localDeletionTime(d)
-			if c.Flags&cellExpiring != 0 {
+			if c.Flags&CellExpiring != 0 {
 				c.TTL = dc.ttl(d)
 			}
 		}
@@ -311,7 +311,7 @@ func (dc *decoder) cell(d *base.Decbuf, c *Cell, ci int, col *Column, u *Unfilte
 		// never fixed-width: even a list<int> element carries a length.
 		fixed = -1
 	}
-	if c.Flags&cellEmptyValue == 0 {
+	if c.Flags&CellEmptyValue == 0 {
 		c.Value = d.Value(fixed)
 	} else {
 		c.Value = noValue

@@ -26,28 +26,28 @@ import (
 // Every timestamp, deletion time and TTL inside rows is an unsigned vint
 // delta from the header minima; "size" counts the bytes after itself.
 
-// Unfiltered flags.
+// Unfiltered flags (package sstable/writer encodes them too).
 const (
-	flagEndOfPartition     = 0x01
-	flagIsMarker           = 0x02
-	flagHasTimestamp       = 0x04
-	flagHasTTL             = 0x08
-	flagHasDeletion        = 0x10
-	flagHasAllColumns      = 0x20
-	flagHasComplexDeletion = 0x40
-	flagExtension          = 0x80
+	FlagEndOfPartition     = 0x01
+	FlagIsMarker           = 0x02
+	FlagHasTimestamp       = 0x04
+	FlagHasTTL             = 0x08
+	FlagHasDeletion        = 0x10
+	FlagHasAllColumns      = 0x20
+	FlagHasComplexDeletion = 0x40
+	FlagExtension          = 0x80
 
-	extIsStatic   = 0x01
-	extShadowable = 0x02
+	ExtIsStatic   = 0x01
+	ExtShadowable = 0x02
 )
 
 // Cell flags.
 const (
-	cellDeleted      = 0x01
-	cellExpiring     = 0x02
-	cellEmptyValue   = 0x04
-	cellRowTimestamp = 0x08
-	cellRowTTL       = 0x10
+	CellDeleted      = 0x01
+	CellExpiring     = 0x02
+	CellEmptyValue   = 0x04
+	CellRowTimestamp = 0x08
+	CellRowTTL       = 0x10
 )
 
 // NoTimestamp marks an absent timestamp (LivenessInfo.NO_TIMESTAMP).
@@ -103,10 +103,10 @@ type Cell struct {
 }
 
 // IsTombstone reports a deleted cell.
-func (c *Cell) IsTombstone() bool { return c.Flags&cellDeleted != 0 }
+func (c *Cell) IsTombstone() bool { return c.Flags&CellDeleted != 0 }
 
 // IsExpiring reports a cell with a TTL.
-func (c *Cell) IsExpiring() bool { return c.Flags&cellExpiring != 0 }
+func (c *Cell) IsExpiring() bool { return c.Flags&CellExpiring != 0 }
 
 // Simple reports a regular row with nothing that deletes or expires: no
 // deletion of its own, no complex deletion, no TTL on its liveness, and
