@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,19 +53,13 @@ func newFreshTarget(s *gocql.Session, l *Locations, ts *TableSchema, cfg *Config
 		n, _ := json.Marshal(k.Name)
 		t.names = append(t.names, n)
 	}
-	var clustering []freshCol
-	var pos []int
+	// The INSERT names its columns, so the clustering ones may come in
+	// any order.
 	for _, f := range ts.Arrow.Fields() {
 		if meta(f, "cql.kind") == "clustering" {
-			p, err := strconv.Atoi(meta(f, "cql.position"))
-			if err != nil {
-				return nil, fmt.Errorf("freshness: clustering column %s: cql.position %q: %w", f.Name, meta(f, "cql.position"), err)
-			}
-			clustering, pos = append(clustering, freshCol{f.Name, meta(f, "cql.type")}), append(pos, p)
+			t.cols = append(t.cols, freshCol{f.Name, meta(f, "cql.type")})
 		}
 	}
-	sort.Sort(byPosition{clustering, pos})
-	t.cols = append(t.cols, clustering...)
 	var names, marks []string
 	for _, c := range t.cols {
 		if !slices.Contains(freshTypes, c.cqlType) {
@@ -88,15 +81,6 @@ func newFreshTarget(s *gocql.Session, l *Locations, ts *TableSchema, cfg *Config
 
 // freshTypes are the key and clustering types the rig can make values of.
 var freshTypes = []string{"text", "varchar", "ascii", "int", "bigint", "uuid", "timeuuid"}
-
-type byPosition struct {
-	c []freshCol
-	p []int
-}
-
-func (b byPosition) Len() int           { return len(b.c) }
-func (b byPosition) Less(i, j int) bool { return b.p[i] < b.p[j] }
-func (b byPosition) Swap(i, j int)      { b.c[i], b.c[j] = b.c[j], b.c[i]; b.p[i], b.p[j] = b.p[j], b.p[i] }
 
 func (t *freshTarget) Arm() string { return "freshness" }
 
