@@ -30,6 +30,10 @@ type Conn struct {
 	logged  string // the state last logged: "up" or a reason
 
 	failures map[string]*atomic.Int64 // by reason, fixed at New
+	open     func() (*gocql.Session, error) // Config.session; tests replace it
+	// stuck counts the attempts and lost sessions given up on (attempt,
+	// closeLost) whose driver calls have not returned yet.
+	stuck atomic.Int32
 
 	ctx    context.Context // ends at Close
 	cancel context.CancelFunc
@@ -43,6 +47,7 @@ func New(cfg Config) (*Conn, error) {
 		return nil, err
 	}
 	c := &Conn{cfg: cfg, since: time.Now(), failures: map[string]*atomic.Int64{}, done: make(chan struct{})}
+	c.open = c.cfg.session
 	for _, r := range Reasons {
 		c.failures[r] = new(atomic.Int64)
 	}
@@ -58,9 +63,9 @@ func (c *Conn) Addr() string { return c.cfg.Addr }
 func (c *Conn) Start() { go c.run() }
 
 // Close stops connecting and closes the session. An attempt under way
-// (which only the driver's timeouts bound) is waited for at most
-// closeWait, then left to close its session itself when it ends: a
-// process draining must not wait on a node that does not answer.
+// is given up (it closes its session itself if one comes), and the run
+// waited for at most closeWait: a process draining must not wait on a
+// node that does not answer.
 func (c *Conn) Close() {
 	c.cancel()
 	t := time.NewTimer(closeWait)
@@ -72,7 +77,8 @@ func (c *Conn) Close() {
 	}
 }
 
-// closeWait is how long Close waits for an attempt under way.
+// closeWait is how long Close waits for the run to end, and a lost
+// session's close is waited for before connecting again.
 const closeWait = time.Second
 
 // Session returns the session of the moment, or an error wrapping
@@ -127,7 +133,7 @@ func (c *Conn) Failures(reason string) int64 { return c.failures[reason].Load() 
 func (c *Conn) run() {
 	defer close(c.done)
 	for failed := 0; ; {
-		s, err := c.cfg.session()
+		s, err := c.attempt()
 		if c.ctx.Err() != nil {
 			if s != nil {
 				s.Close()
@@ -149,10 +155,81 @@ func (c *Conn) run() {
 		}
 		lost := c.watch(s)
 		c.disconnected(lost)
-		s.Close()
 		if lost == nil { // closed
+			s.Close()
 			return
 		}
+		c.closeLost(s)
+	}
+}
+
+// maxStuck bounds the driver calls given up on and still running: past
+// it, attempts fail at once (and are retried after the backoff) rather
+// than leave more goroutines behind.
+const maxStuck = 4
+
+// errNoAnswer is an attempt given up on: the driver had not returned
+// within attemptWait.
+var errNoAnswer = errors.New("no session within the attempt's bound")
+
+// attemptWait bounds one attempt: the driver bounds each dial and query
+// by ConnectTimeout and Timeout, but not the session's set-up as a
+// whole, and a node half started (the port open, the node not
+// answering) must not hold the connection in one attempt for ever.
+func (c *Conn) attemptWait() time.Duration { return 2*c.cfg.ConnectTimeout + 3*c.cfg.Timeout }
+
+// attempt opens a session, waiting for the driver at most attemptWait
+// (or until Close). A call given up on goes on in the background and
+// closes its session if one comes.
+func (c *Conn) attempt() (*gocql.Session, error) {
+	if n := c.stuck.Load(); n >= maxStuck {
+		return nil, fmt.Errorf("connect to cassandra %s: %w: %d earlier attempts or closes have not returned", c.cfg.Addr, errNoAnswer, n)
+	}
+	type result struct {
+		s   *gocql.Session
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		s, err := c.open()
+		done <- result{s, err}
+	}()
+	wait := c.attemptWait()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r.s, r.err
+	case <-c.ctx.Done():
+	case <-t.C:
+	}
+	c.stuck.Add(1)
+	go func() {
+		if r := <-done; r.s != nil {
+			r.s.Close()
+		}
+		c.stuck.Add(-1)
+	}()
+	return nil, fmt.Errorf("connect to cassandra %s: %w (%s)", c.cfg.Addr, errNoAnswer, wait)
+}
+
+// closeLost closes a lost session without waiting on it: the driver's
+// Close waits for its own goroutines, which a node that half answers can
+// hold, and the next attempt must not wait for them.
+func (c *Conn) closeLost(s *gocql.Session) {
+	c.stuck.Add(1)
+	done := make(chan struct{})
+	go func() {
+		s.Close()
+		close(done)
+		c.stuck.Add(-1)
+	}()
+	t := time.NewTimer(closeWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		c.cfg.Logger.Warn("cassandra: the lost session's close has not returned; connecting again meanwhile", "addr", c.cfg.Addr, "after", closeWait.String())
 	}
 }
 

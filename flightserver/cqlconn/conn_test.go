@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
 )
 
 // TestBackoffIsBoundedAndJittered: the waits double from the first
@@ -94,6 +96,60 @@ func TestUnreachableNodeIsRetriedQuietly(t *testing.T) {
 	}
 	if n := strings.Count(log.String(), "cassandra: cannot connect"); n != 1 {
 		t.Errorf("%d failed attempts logged %d warnings, want one per change of state:\n%s", st.Failures[ReasonUnreachable], n, log.String())
+	}
+}
+
+// TestStuckAttemptsAreGivenUp: an attempt whose driver call does not
+// return (a node half started) is given up after attemptWait and counted
+// as unreachable, naming the bound; the next attempts go on meanwhile,
+// at most maxStuck calls are left running (later attempts fail without
+// a call), Close does not wait for them, and each one's session is
+// closed when it comes.
+func TestStuckAttemptsAreGivenUp(t *testing.T) {
+	c, err := New(Config{Addr: "127.0.0.1:9042", MinBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond,
+		ConnectTimeout: 5 * time.Millisecond, Timeout: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	var mu sync.Mutex
+	n := 0
+	c.open = func() (*gocql.Session, error) {
+		mu.Lock()
+		n++
+		mu.Unlock()
+		<-release
+		return nil, errors.New("released")
+	}
+	c.Start()
+	deadline := time.Now().Add(time.Minute)
+	for c.Failures(ReasonUnreachable) < 3*maxStuck {
+		if time.Now().After(deadline) {
+			t.Fatalf("after a minute %d failed attempts; status %+v", c.Failures(ReasonUnreachable), c.Status())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	st := c.Status()
+	if st.Up || st.Reason != ReasonUnreachable || !errors.Is(st.Err, errNoAnswer) {
+		t.Errorf("status %+v, want down, unreachable, errNoAnswer", st)
+	}
+	start := time.Now()
+	c.Close()
+	if d := time.Since(start); d > closeWait {
+		t.Errorf("Close took %s with attempts stuck", d)
+	}
+	mu.Lock()
+	got := n
+	mu.Unlock()
+	if got != maxStuck {
+		t.Errorf("%d driver calls for %d failed attempts, want %d: the rest fail without one", got, st.Failures[ReasonUnreachable], maxStuck)
+	}
+	close(release)
+	for c.stuck.Load() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d calls still counted stuck after they returned", c.stuck.Load())
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 

@@ -15,8 +15,9 @@ import (
 // sstf_cassandra_connect_failures_total and Status.Reason.
 const (
 	// ReasonUnreachable: no connection to the node's CQL port (refused,
-	// timed out, no route, a name that does not resolve), or it closed
-	// before the session was up. The node is down or starting.
+	// timed out, no route, a name that does not resolve), it closed
+	// before the session was up, or no session came within the attempt's
+	// bound. The node is down or starting.
 	ReasonUnreachable = "unreachable"
 	// ReasonTLS: the TLS handshake failed: the node's certificate is not
 	// signed by the CA or not for the name verified, the node refused
@@ -72,7 +73,7 @@ func reason(err error) string {
 		// An alert from the node (crypto/tls reports one so): it refused
 		// our certificate, or wanted one.
 		return ReasonTLS
-	case errors.As(err, &op), errors.As(err, &dns), errors.Is(err, gocql.ErrNoConnections),
+	case errors.As(err, &op), errors.As(err, &dns), errors.Is(err, errNoAnswer), errors.Is(err, gocql.ErrNoConnections),
 		errors.Is(err, gocql.ErrNoConnectionsStarted), errors.Is(err, gocql.ErrConnectionClosed):
 		return ReasonUnreachable
 	case strings.Contains(err.Error(), "tls: "), strings.Contains(err.Error(), "x509: "):

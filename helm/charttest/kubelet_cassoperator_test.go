@@ -82,7 +82,7 @@ func TestKubeletCassOperatorShape(t *testing.T) {
 	want := writeKV(t, su, "e2e_cop", "{'class': 'NetworkTopologyStrategy', 'dc1': 1}", 500)
 	check := func(step string) {
 		t.Helper()
-		waitNodeInfo(t, uri, 3*time.Minute, func(ni *nodeInfo) error {
+		n.waitNodeInfo(t, ns, uri, 3*time.Minute, func(ni *nodeInfo) error {
 			if !ni.Cassandra.Up {
 				return fmt.Errorf("%s: cassandra down: %s: %s", step, ni.Cassandra.Reason, ni.Cassandra.Error)
 			}

@@ -75,7 +75,7 @@ func TestKubeletDaemonSet(t *testing.T) {
 		t.Errorf("the pod's IP is %s, want the node's %s (host network)", pods[0].Status.PodIP, n.ip)
 	}
 	uri := flightURI(n.ip, flight)
-	waitNodeInfo(t, uri, 2*time.Minute, func(ni *nodeInfo) error {
+	n.waitNodeInfo(t, ns, uri, 2*time.Minute, func(ni *nodeInfo) error {
 		if !ni.Cassandra.Up {
 			return fmt.Errorf("cassandra down: %s: %s", ni.Cassandra.Reason, ni.Cassandra.Error)
 		}

@@ -70,7 +70,7 @@ func TestKubeletStatefulSet(t *testing.T) {
 	// The role does not exist yet: each server is up (Ready) and says why
 	// it has no CQL connection.
 	for _, uri := range uris {
-		waitNodeInfo(t, uri, 2*time.Minute, func(ni *nodeInfo) error {
+		n.waitNodeInfo(t, ns, uri, 2*time.Minute, func(ni *nodeInfo) error {
 			if ni.Cassandra.Up || ni.Cassandra.Reason != "auth" {
 				return fmt.Errorf("cassandra up=%v reason %q, want down for auth", ni.Cassandra.Up, ni.Cassandra.Reason)
 			}
@@ -80,7 +80,7 @@ func TestKubeletStatefulSet(t *testing.T) {
 	su := superSession(t, ips, 3*time.Minute)
 	createRole(t, su, user, password)
 	for _, uri := range uris {
-		waitNodeInfo(t, uri, 2*time.Minute, func(ni *nodeInfo) error {
+		n.waitNodeInfo(t, ns, uri, 2*time.Minute, func(ni *nodeInfo) error {
 			if !ni.Cassandra.Up || ni.HostID == "" {
 				return fmt.Errorf("cassandra up=%v (%s: %s), host_id %q", ni.Cassandra.Up, ni.Cassandra.Reason, ni.Cassandra.Error, ni.HostID)
 			}
@@ -157,8 +157,9 @@ func serverURIs(pods []corev1.Pod) []string {
 	return uris
 }
 
-// waitNodeInfo polls the server at uri until its node-info passes ok.
-func waitNodeInfo(t *testing.T, uri string, timeout time.Duration, ok func(*nodeInfo) error) {
+// waitNodeInfo polls the server at uri until its node-info passes ok;
+// a failure shows the namespace's pods, their logs and events.
+func (n *node) waitNodeInfo(t *testing.T, ns, uri string, timeout time.Duration, ok func(*nodeInfo) error) {
 	t.Helper()
 	err := poll(timeout, 2*time.Second, func(ctx context.Context) error {
 		ni, err := getNodeInfo(ctx, uri)
@@ -168,7 +169,7 @@ func waitNodeInfo(t *testing.T, uri string, timeout time.Duration, ok func(*node
 		return ok(ni)
 	})
 	if err != nil {
-		t.Fatalf("node-info of %s: %v", uri, err)
+		t.Fatalf("node-info of %s: %v\n%s", uri, err, n.diagnose(ns))
 	}
 }
 
