@@ -29,7 +29,7 @@ type Conn struct {
 	err     error  // while down: the last failure
 	logged  string // the state last logged: "up" or a reason
 
-	failures map[string]*atomic.Int64 // by reason, fixed at New
+	failures map[string]*atomic.Int64       // by reason, fixed at New
 	open     func() (*gocql.Session, error) // Config.session; tests replace it
 	// stuck counts the attempts and lost sessions given up on (attempt,
 	// closeLost) whose driver calls have not returned yet.
