@@ -16,6 +16,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/flightserver/auth"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
+	"github.com/sstable-flight/sstable-flight/flightserver/fresh"
 	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/sstable"
@@ -166,6 +167,11 @@ type Config struct {
 	// exported on /metrics (sstf_cassandra_*) and in node-info. The
 	// caller starts and closes it.
 	Cassandra *cqlconn.Conn
+	// CommitLog, when set, adds each table's unflushed writes, read from
+	// the node's commit log, to its snapshot epochs (Snapshot.Unflushed),
+	// and exports its state (sstf_overlay_*). The caller starts and
+	// closes it. Nil: flushed data only, and plans say so.
+	CommitLog *fresh.Log
 }
 
 // Config's defaults (MaxStreams' depends on the CPUs: 2 per CPU).

@@ -5,7 +5,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
+	"github.com/sstable-flight/sstable-flight/flightserver/fresh"
 	"github.com/sstable-flight/sstable-flight/flightserver/transport"
+	"github.com/sstable-flight/sstable-flight/overlay"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 	"github.com/sstable-flight/sstable-flight/sstable"
@@ -30,7 +32,7 @@ type metrics struct {
 	panics *prometheus.CounterVec
 }
 
-func newMetrics(adm *transport.Admission, snaps *snapshot.Manager, side *sidecar.Client, caches sstable.Options, cql *cqlconn.Conn) *metrics {
+func newMetrics(adm *transport.Admission, snaps *snapshot.Manager, side *sidecar.Client, caches sstable.Options, cql *cqlconn.Conn, clog *fresh.Log) *metrics {
 	m := &metrics{reg: prometheus.NewRegistry()}
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sstf_requests_total", Help: "Flight RPCs by method and gRPC status code.",
@@ -68,6 +70,9 @@ func newMetrics(adm *transport.Admission, snaps *snapshot.Manager, side *sidecar
 	}
 	if cql != nil {
 		m.reg.MustRegister(cassandraMetrics(cql)...)
+	}
+	if clog != nil {
+		m.reg.MustRegister(overlayMetrics(clog)...)
 	}
 	if c := caches.ChunkCache; c != nil {
 		m.reg.MustRegister(cacheMetrics("chunk", "Data.db chunk lookups of point reads: hit (decompressed chunk cached) or miss (read and decompressed).",
@@ -135,6 +140,43 @@ func cassandraMetrics(c *cqlconn.Conn) []prometheus.Collector {
 			func() float64 { return float64(c.Failures(r)) }))
 	}
 	return out
+}
+
+// overlayMetrics read the commit log's overlay (--commitlog-dir) at
+// scrape time.
+func overlayMetrics(l *fresh.Log) []prometheus.Collector {
+	stat := func(f func(overlay.Stats) float64) func() float64 {
+		return func() float64 { return f(l.Stats()) }
+	}
+	return []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_overlay_bytes",
+			Help: "Bytes of commit log mutations held for writes not yet flushed (bounded by sstf_overlay_max_bytes)."},
+			stat(func(s overlay.Stats) float64 { return float64(s.Bytes) })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_overlay_max_bytes", Help: "The bound on sstf_overlay_bytes (--commitlog-overlay-max-bytes)."},
+			func() float64 { return float64(l.MaxBytes()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_overlay_updates", Help: "Partition updates held from the commit log."},
+			stat(func(s overlay.Stats) float64 { return float64(s.Updates) })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_overlay_pending_entries",
+			Help: "Commit log entries waiting for the schema to be read again (a table or column it lacks); their tables are served flushed-only meanwhile."},
+			stat(func(s overlay.Stats) float64 { return float64(s.Pending) })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sstf_overlay_skipped_entries_total",
+			Help: "Commit log entries skipped: they write a table the node's schema does not have (a system table, or one dropped)."},
+			stat(func(s overlay.Stats) float64 { return float64(s.Unknown) })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_overlay_lost",
+			Help: "1 while some write in the commit log is not held (the bound hit, a damaged segment): every table is then served from its SSTables only, and its plans say so; 0 otherwise."},
+			stat(func(s overlay.Stats) float64 {
+				if s.Lost {
+					return 1
+				}
+				return 0
+			})),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_overlay_lost_tables",
+			Help: "Tables a commit log write of which could not be decoded (the log says why): each is served from its SSTables only until that segment is flushed and deleted."},
+			stat(func(s overlay.Stats) float64 { return float64(s.LostTables) })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_overlay_segment",
+			Help: "The id of the commit log segment last read: with Cassandra's, how far behind the log the server is."},
+			stat(func(s overlay.Stats) float64 { return float64(s.Through.SegmentID) })),
+	}
 }
 
 // sidecarMetrics reads the Sidecar client's counters at scrape time

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
 	"github.com/sstable-flight/sstable-flight/flightserver/tables"
+	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/token"
 )
@@ -106,6 +107,10 @@ type planned struct {
 	// the one to read first first.
 	locations [][]string
 	ring      bool
+	// fresh is what the plan's epoch reflects of the writes not yet
+	// flushed (the local node's: a ring plan's other servers say theirs
+	// in their own plans).
+	fresh snapshot.Freshness
 }
 
 // acquireProjected leases the command's table (the epoch pin holds for
@@ -142,7 +147,7 @@ func (s *service) planTickets(ctx context.Context, c *request.Command, withSchem
 		return nil, err
 	}
 	defer l.Release(ctx)
-	p := &planned{}
+	p := &planned{fresh: l.Epoch().Fresh}
 	if withSchema {
 		p.schema = l.Table().SerializedSchema(proj, s.mem)
 	}

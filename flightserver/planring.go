@@ -19,21 +19,6 @@ import (
 	"github.com/sstable-flight/sstable-flight/token"
 )
 
-// ringMetadata is a ring plan's FlightInfo.app_metadata: each range is
-// read from one replica, as CQL reads at consistency ONE; where replicas
-// diverge (writes not yet repaired) the row is what that one replica
-// holds (docs/architecture.md, "Single-replica semantics"). With a
-// limit it says that the limit holds per endpoint: a ring plan has an
-// endpoint per run of ranges with one replica set, each stopping after
-// limit rows, so a client that wants the first limit rows reads the
-// endpoints in order (FlightInfo.ordered) and stops after limit rows.
-func ringMetadata(limit int64) []byte {
-	if limit <= 0 {
-		return []byte(`{"planning":"ring","consistency":"ONE","replicas_read":1}`)
-	}
-	return fmt.Appendf(nil, `{"planning":"ring","consistency":"ONE","replicas_read":1,"limit":%d,"limit_scope":"endpoint","endpoints_ordered":true}`, limit)
-}
-
 // mergeAdjacent joins splits in token order that meet and have the same
 // replicas into one: a limited scan then has one endpoint, one stream
 // stopping after limit rows, per run of ranges one replica set holds,

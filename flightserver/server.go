@@ -69,12 +69,15 @@ func New(cfg Config) (*Server, error) {
 			return sstable.Open(path, o)
 		}
 	}
+	if cfg.CommitLog != nil {
+		sc.Unflushed = cfg.CommitLog
+	}
 	snaps, err := snapshot.NewManager(sc)
 	if err != nil {
 		return nil, fmt.Errorf("start server: %w", snapshotConfigError(err))
 	}
 	adm := transport.NewAdmission(cfg.MaxStreams, cfg.AdmissionWait)
-	m := newMetrics(adm, snaps, sc.Sidecar, caches, cfg.Cassandra)
+	m := newMetrics(adm, snaps, sc.Sidecar, caches, cfg.Cassandra, cfg.CommitLog)
 	svc := &service{cfg: cfg, mem: cfg.Allocator, adm: adm, metrics: m, log: cfg.Logger, keys: keys, rpcs: newRPCs(),
 		failureLog: transport.NewLogLimiter(transport.FailureLogInterval, time.Now), scrub: transport.NewScrubber(cfg.DataDir, snaps.Dir()),
 		pins: newQueryPins(cfg.QueryPins, cfg.QueryPinTTL)}

@@ -126,9 +126,7 @@ func (s *service) plan(ctx context.Context, c *request.Command, d *flight.Flight
 		return nil, err
 	}
 	info := &flight.FlightInfo{Schema: p.schema, FlightDescriptor: d, TotalBytes: -1, TotalRecords: p.rows, Ordered: true}
-	if p.ring {
-		info.AppMetadata = ringMetadata(c.Limit)
-	}
+	info.AppMetadata = planMetadata(p, c.Limit)
 	for i, t := range p.tickets {
 		var locs []string
 		if p.ring {

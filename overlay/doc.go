@@ -13,5 +13,5 @@
 // source may, so the k-th update of a partition goes to the k-th run, and
 // the merge reconciles them as it reconciles SSTables.
 //
-// Work in progress for issue #28: not wired into the server yet.
+// The server wires it into its snapshot epochs (flightserver/fresh).
 package overlay

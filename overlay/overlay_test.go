@@ -104,7 +104,7 @@ func TestRunsMatchCQL(t *testing.T) {
 			stats = append(stats, &r.Stats.Stats)
 		}
 		persisted, _ := commitlog.NewPersisted(metadata.UUID(host), stats, commitlog.NoPosition)
-		runs, err := ov.Runs(tid, persisted)
+		runs, _, err := ov.Runs(tid, persisted)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,23 +15,45 @@ import (
 // Runs seals the kept updates of table id that persisted does not cover
 // (its SSTables' commit log intervals) into runs, in-memory SSTables
 // under the table's header: the k-th update of each partition, in log
-// order, in the k-th run. The caller closes the readers. No updates: no
-// runs.
-func (o *Overlay) Runs(id commitlog.TableID, persisted commitlog.Persisted) ([]*sstable.Reader, error) {
-	t, ok := o.cfg.Tables[id]
-	if !ok {
-		return nil, fmt.Errorf("seal the overlay of table %s: not a table of the overlay", id)
-	}
+// order, in the k-th run. It returns the position of the log they
+// reflect. The caller closes the readers. No updates: no runs. An error
+// says why the table cannot be read from the log now (not a table of the
+// overlay, entries pending a schema, updates lost): then it has no runs.
+//
+// Updates persisted covers are dropped: a later epoch's SSTables cover
+// at least what this one's do.
+func (o *Overlay) Runs(id commitlog.TableID, persisted commitlog.Persisted) ([]*sstable.Reader, commitlog.Position, error) {
 	o.mu.Lock()
+	t, ok := o.tables[id]
+	through := o.through
+	lost := o.lostLocked()
+	tl := o.logs[id]
 	var ups []update
-	if tl := o.tables[id]; tl != nil {
-		for _, u := range tl.updates {
-			if !persisted.Covers(u.e.pos) {
-				ups = append(ups, u)
-			}
+	switch {
+	case !ok:
+		lost = fmt.Errorf("no schema for table %s", id)
+	case lost != nil:
+	case tl != nil && len(tl.lost) > 0:
+		for _, err := range tl.lost {
+			lost = err
+			break
 		}
+	case tl != nil && tl.pending > 0:
+		lost = fmt.Errorf("%d commit log entries of %s wait for its schema to be read again", tl.pending, t.Name)
+	case tl != nil:
+		tl.updates = slices.DeleteFunc(tl.updates, func(u update) bool {
+			if persisted.Covers(u.e.pos) {
+				o.release(u.e)
+				return true
+			}
+			return false
+		})
+		ups = slices.Clone(tl.updates)
 	}
 	o.mu.Unlock()
+	if lost != nil {
+		return nil, through, lost
+	}
 	// By partition, each partition's updates in log order (a stable sort
 	// of updates kept in log order).
 	slices.SortStableFunc(ups, func(a, b update) int { return token.CompareDecorated(a.tok, a.key, b.tok, b.key) })
@@ -56,11 +78,11 @@ func (o *Overlay) Runs(id commitlog.TableID, persisted commitlog.Persisted) ([]*
 			for _, r := range runs {
 				r.Close()
 			}
-			return nil, fmt.Errorf("seal the overlay of %s: %w", t.Name, err)
+			return nil, through, fmt.Errorf("seal the overlay of %s: %w", t.Name, err)
 		}
 		runs = append(runs, r)
 	}
-	return runs, nil
+	return runs, through, nil
 }
 
 // seal writes one run: updates of distinct partitions, in token order.
@@ -73,7 +95,7 @@ func (o *Overlay) seal(id commitlog.TableID, t Table, k int, layer []update) (*s
 		return nil, err
 	}
 	runCols := [2]map[string]int{indexByName(w.Schema().Regular), indexByName(w.Schema().Static)}
-	dec := commitlog.NewDecoder(o.schemas)
+	dec := commitlog.NewDecoder(o.schemas.Load())
 	var remap [2][]int
 	for _, u := range layer {
 		dec.Reset(u.e.mutation, u.e.mv)
@@ -84,7 +106,11 @@ func (o *Overlay) seal(id commitlog.TableID, t Table, k int, layer []update) (*s
 				continue
 			}
 			found = true
-			for s, cols := range [][]sstable.Column{pu.Columns.Regular, pu.Columns.Static} {
+			var cols [2][]sstable.Column
+			if pu.Columns != nil { // nil: no columns (a partition deletion, say)
+				cols = [2][]sstable.Column{pu.Columns.Regular, pu.Columns.Static}
+			}
+			for s, cols := range cols {
 				remap[s] = remap[s][:0]
 				for _, c := range cols {
 					j, ok := runCols[s][c.Name]

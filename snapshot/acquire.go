@@ -181,7 +181,7 @@ func (m *Manager) listAndCut(td TableDir, cur *Epoch) (*Epoch, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cur != nil && sameSSTables(cur.Table.SSTables, live) {
+	if cur != nil && sameSSTables(cur.Table.SSTables, live) && !m.unflushedChanged(td, cur) {
 		return cur, nil
 	}
 	comps, err := checkSSTables(td, live)
@@ -229,7 +229,28 @@ func (m *Manager) cut(td TableDir, live []SSTable, comps [][]string) (*Epoch, er
 	for i, sr := range rs {
 		e.Readers[i] = sr.r
 	}
+	m.addRuns(e)
 	return e, nil
+}
+
+// unflushedChanged says whether the table's unflushed writes changed
+// since cur was cut.
+func (m *Manager) unflushedChanged(td TableDir, cur *Epoch) bool {
+	return m.cfg.Unflushed != nil && m.cfg.Unflushed.Generation(td) != cur.gen
+}
+
+// addRuns adds the table's unflushed writes not in e's SSTables to e's
+// readers. The generation is read first: writes that come while the runs
+// are sealed change it again, and the next listing cuts again.
+func (m *Manager) addRuns(e *Epoch) {
+	u := m.cfg.Unflushed
+	if u == nil {
+		e.Fresh = Freshness{FlushedOnly: "no commit log"}
+		return
+	}
+	e.gen = u.Generation(e.Table)
+	e.runs, e.Fresh = u.Runs(e.Table, e.Readers)
+	e.Readers = append(e.Readers, e.runs...)
 }
 
 // nextID names a new epoch: unique in this process, and across restarts

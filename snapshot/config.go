@@ -70,6 +70,10 @@ type Config struct {
 	// its FS (default sstable.Open with CRC checks).
 	Sidecar *sidecar.Client
 	OpenFS  func(path string, fsys sstable.FS) (*sstable.Reader, error)
+	// Unflushed, when set, adds each table's unflushed writes (the
+	// commit log's) to its epochs; nil: epochs are flushed data only.
+	// Not in Sidecar mode, whose epochs are snapshots Cassandra flushed.
+	Unflushed Unflushed
 }
 
 // Config's defaults.
@@ -143,6 +147,9 @@ func (c *Config) resolve() error {
 		}
 		if c.DataDir != "" {
 			return &ConfigError{"DataDir", strconv.Quote(c.DataDir), "not read in sidecar mode, which reads SSTables through Sidecar only"}
+		}
+		if c.Unflushed != nil {
+			return &ConfigError{"Unflushed", "", "not read in sidecar mode, whose epochs are snapshots Cassandra flushed: no commit log is read"}
 		}
 	default:
 		return &ConfigError{"Mode", strconv.Quote(string(c.Mode)), fmt.Sprintf("want %s, %s or %s", Hardlink, Live, Sidecar)}

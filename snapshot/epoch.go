@@ -12,16 +12,22 @@ import (
 // Hardlink mode, linked into a directory of ours. Every split of a query
 // reads the same epoch (tickets carry its ID); it stays while leased.
 type Epoch struct {
-	ID      string
-	Table   TableDir // the live table directory and the SSTables of the epoch
-	Dir     string   // where the epoch's files are (Table.Path in Live and Sidecar mode)
-	Cut     time.Time
-	Readers []*sstable.Reader // one per SSTable, in Table.SSTables order
+	ID    string
+	Table TableDir // the live table directory and the SSTables of the epoch
+	Dir   string   // where the epoch's files are (Table.Path in Live and Sidecar mode)
+	Cut   time.Time
+	// Readers are one per SSTable, in Table.SSTables order, then the
+	// runs of the unflushed writes (Config.Unflushed), if any.
+	Readers []*sstable.Reader
+	// Fresh says what the epoch reflects of writes not yet flushed.
+	Fresh Freshness
 
 	m      *Manager
 	state  *tableState
 	shared []*sharedReader
-	linked bool // Dir is ours to delete
+	linked bool   // Dir is ours to delete
+	gen    uint64 // Unflushed.Generation when the runs were sealed
+	runs   []*sstable.Reader
 	// sidecarSnap is the Cassandra snapshot of a Sidecar epoch, whose
 	// readers are its own (Readers).
 	sidecarSnap string
@@ -106,6 +112,10 @@ func (e *Epoch) cleanup() {
 	}
 	e.m.dropReaders(e.shared)
 	e.shared = nil
+	for _, r := range e.runs {
+		r.Close()
+	}
+	e.runs = nil
 	if e.linked {
 		os.RemoveAll(e.Dir)
 	}

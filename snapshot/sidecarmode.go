@@ -90,7 +90,10 @@ func (m *Manager) cutSidecar(td TableDir, cur *Epoch) (*Epoch, error) {
 		drop() // nothing changed: keep the open epoch
 		return cur, nil
 	}
-	e := &Epoch{ID: id, Dir: td.Path, Cut: m.cfg.Now(), m: m, sidecarSnap: name}
+	// Sidecar gives no commit log: the epoch is what the snapshot's
+	// flush wrote.
+	e := &Epoch{ID: id, Dir: td.Path, Cut: m.cfg.Now(), m: m, sidecarSnap: name,
+		Fresh: Freshness{FlushedOnly: "sidecar mode: no commit log"}}
 	e.Table = td
 	e.Table.SSTables = ssts
 	if len(files) > 0 && e.Table.ID == "" {

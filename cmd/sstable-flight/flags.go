@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -21,7 +22,9 @@ import (
 	"github.com/sstable-flight/sstable-flight/flightserver/auth"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
+	"github.com/sstable-flight/sstable-flight/flightserver/fresh"
 	"github.com/sstable-flight/sstable-flight/flightserver/request"
+	"github.com/sstable-flight/sstable-flight/overlay"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 	"github.com/sstable-flight/sstable-flight/snapshot/sidecar"
 )
@@ -48,6 +51,13 @@ type options struct {
 	// kube, set by --kube-service, is the Kubernetes discovery main
 	// starts as the peers instead (it talks to the API server).
 	kube *kube.Config
+	// commitLog is --commitlog-dir resolved ("" reads no commit log);
+	// commitLogSet says it was given (a missing directory is then an
+	// error, not flushed-only serving).
+	commitLog     string
+	commitLogSet  bool
+	commitLogMax  int64
+	commitLogPoll time.Duration
 }
 
 // parseFlags registers the flags on fs and parses args. It applies no
@@ -102,6 +112,9 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	fs.StringVar(&o.peerCA, "peer-ca", "", "CA (PEM) the grpc+tls peers' certificates chain to (default: the system's roots)")
 	fs.DurationVar(&o.ringRefresh, "ring-refresh", flightserver.DefaultRingRefresh, "how often the ring and keyspace replication are read again from --cassandra (with --peers, --peer-port or --kube-service)")
 	kubeFlags := registerKubeFlags(fs)
+	commitLog := fs.String("commitlog-dir", "", `Cassandra's commit log directory, read so that writes not yet flushed are served (needs --cassandra); default: "commitlog" beside --data-dir when it exists; "off": flushed data only`)
+	fs.Int64Var(&o.commitLogMax, "commitlog-overlay-max-bytes", overlay.DefaultMaxBytes, "bytes of commit log mutations held for unflushed writes; past it tables are served from their SSTables only, and say so, until the segments are flushed and deleted")
+	fs.DurationVar(&o.commitLogPoll, "commitlog-poll", fresh.DefaultPollInterval, "how often the commit log is read for new writes")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -130,6 +143,9 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 	if o.dataDirWait < 0 {
 		return nil, fmt.Errorf("read --data-dir-wait: %v is negative (0: do not wait)", o.dataDirWait)
 	}
+	if err := o.readCommitLog(fs, *commitLog); err != nil {
+		return nil, err
+	}
 	if o.sidecarURL != "" {
 		sc, err := sidecar.New(o.sidecarURL, sidecar.Options{BearerToken: os.Getenv("SSTF_SIDECAR_TOKEN")})
 		if err != nil {
@@ -138,6 +154,34 @@ func parseFlags(fs *flag.FlagSet, args []string) (*options, error) {
 		cfg.Snapshot.Sidecar = sc
 	}
 	return o, nil
+}
+
+// readCommitLog reads --commitlog-dir and its bounds. Without the flag
+// the log is read where Cassandra keeps it beside the data directory,
+// if it is there; given, it must be usable.
+func (o *options) readCommitLog(fs *flag.FlagSet, dir string) error {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "commitlog-dir" })
+	switch {
+	case o.commitLogMax < 0:
+		return fmt.Errorf("read --commitlog-overlay-max-bytes: %d is negative", o.commitLogMax)
+	case o.commitLogPoll < 0:
+		return fmt.Errorf("read --commitlog-poll: %v is negative", o.commitLogPoll)
+	case dir == "off":
+		return nil
+	case set && dir == "":
+		return errors.New(`read --commitlog-dir: empty; give a directory, or "off" to serve flushed data only`)
+	case set && o.sidecarURL != "":
+		return errors.New("read --commitlog-dir: sidecar mode reads no local files; its snapshots are flushed by Cassandra")
+	case set && o.cassandra == "":
+		return errors.New("read --commitlog-dir: the commit log's tables and host id are read from the node: give --cassandra too")
+	case !set && (o.sidecarURL != "" || o.cassandra == "" || o.cfg.DataDir == ""):
+		return nil
+	case !set:
+		dir = filepath.Join(filepath.Dir(filepath.Clean(o.cfg.DataDir)), "commitlog")
+	}
+	o.commitLog, o.commitLogSet = dir, set
+	return nil
 }
 
 // readPeers reads --peers or --peer-port, at most one of them: either

@@ -17,6 +17,7 @@ import (
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/flightserver/cqlconn"
+	"github.com/sstable-flight/sstable-flight/flightserver/fresh"
 	"github.com/sstable-flight/sstable-flight/flightserver/tables"
 	"github.com/sstable-flight/sstable-flight/snapshot"
 )
@@ -88,6 +89,16 @@ func run() error {
 	}
 	cat := catalog.New(catOpts)
 	cfg.Schemas = tables.NewCatalogSchemas(cat)
+	if o.commitLog != "" {
+		clog, err := startCommitLog(o, cat, conn)
+		if err != nil {
+			return err
+		}
+		if clog != nil {
+			defer clog.Close()
+			cfg.CommitLog = clog
+		}
+	}
 	awaitDataDir(cfg, o.dataDirWait)
 	if srv, err = newServer(cfg); err != nil {
 		return err
@@ -171,6 +182,28 @@ func drain(srv *flightserver.Server, timeout time.Duration, log *slog.Logger) er
 // drainGrace is how long past --drain-timeout the process waits for
 // Shutdown before it exits regardless.
 const drainGrace = 3 * time.Second
+
+// startCommitLog follows --commitlog-dir. A default directory that
+// does not exist or cannot be read is no commit log (flushed data only,
+// logged); one given is an error.
+func startCommitLog(o *options, cat *catalog.Catalog, conn *cqlconn.Conn) (*fresh.Log, error) {
+	log := o.cfg.Logger
+	l, err := fresh.Start(fresh.Config{Dir: o.commitLog, MaxBytes: o.commitLogMax, PollInterval: o.commitLogPoll,
+		Catalog: cat, Sessions: conn, Logger: log})
+	switch {
+	case errors.Is(err, fresh.ErrNoDir) && !o.commitLogSet:
+		log.Info("no commit log beside the data directory: serving flushed data only (--commitlog-dir)", "dir", o.commitLog)
+		return nil, nil
+	case err != nil && !o.commitLogSet:
+		log.Warn("the commit log beside the data directory cannot be read: serving flushed data only (--commitlog-dir)", "dir", o.commitLog, "err", err)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read --commitlog-dir: %w", err)
+	}
+	log.Info("reading the commit log: writes not yet flushed are served", "dir", o.commitLog)
+	return l, nil
+}
 
 // awaitDataDir waits for a data directory Cassandra has yet to create
 // (snapshot.AwaitDataDir), or until SIGTERM; a directory still missing

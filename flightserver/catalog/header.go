@@ -2,11 +2,14 @@ package catalog
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/sstable-flight/sstable-flight/internal/snippet"
 	"github.com/sstable-flight/sstable-flight/sstable"
 	"github.com/sstable-flight/sstable-flight/sstable/marshal"
+	"github.com/sstable-flight/sstable-flight/sstable/metadata"
 )
 
 // FromHeader builds a table from its SSTables' serialization headers
@@ -77,4 +80,45 @@ func keyName(i int) string {
 		return "key"
 	}
 	return "key" + strconv.Itoa(i+1)
+}
+
+// marshalPkg prefixes the marshal type names Cassandra writes.
+const marshalPkg = "org.apache.cassandra.db.marshal."
+
+// Header is a serialization header naming every column of the table
+// (the partition key's type a CompositeType of several), as an SSTable
+// holding a value of each would have: what the commit log overlay's runs
+// are written under.
+func (t *Table) Header() metadata.SerializationHeader {
+	var h metadata.SerializationHeader
+	var keys []Column
+	var clustering []Column
+	for _, c := range t.Columns {
+		switch c.Kind {
+		case PartitionKey:
+			keys = append(keys, c)
+		case Clustering:
+			clustering = append(clustering, c)
+		case Static:
+			h.StaticColumns = append(h.StaticColumns, metadata.ColumnType{Name: c.Name, Type: c.Type.Marshal()})
+		case Regular:
+			h.RegularColumns = append(h.RegularColumns, metadata.ColumnType{Name: c.Name, Type: c.Type.Marshal()})
+		}
+	}
+	byPosition := func(a, b Column) int { return a.Position - b.Position }
+	slices.SortFunc(keys, byPosition)
+	slices.SortFunc(clustering, byPosition)
+	if len(keys) == 1 {
+		h.KeyType = keys[0].Type.Marshal()
+	} else {
+		types := make([]string, len(keys))
+		for i, c := range keys {
+			types[i] = c.Type.Marshal()
+		}
+		h.KeyType = marshalPkg + "CompositeType(" + strings.Join(types, ",") + ")"
+	}
+	for _, c := range clustering {
+		h.ClusteringTypes = append(h.ClusteringTypes, c.Type.Marshal())
+	}
+	return h
 }
