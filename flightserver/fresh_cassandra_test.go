@@ -55,7 +55,7 @@ func TestUnflushedWritesAreServed(t *testing.T) {
 
 	cat := catalog.New(catalog.Options{Session: s})
 	clog, err := fresh.Start(fresh.Config{Dir: node.Dir + "/commitlog", PollInterval: 50 * time.Millisecond,
-		Catalog: cat, Sessions: fixedSession{s}})
+		Catalog: cat, Sessions: catalog.Fixed{S: s}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,10 +111,6 @@ func TestUnflushedWritesAreServed(t *testing.T) {
 	scan("a key in the log only", map[string]any{"keys": []any{map[string]any{"k": 55}}},
 		func() []string { return cqlRows(t, s, "SELECT k, c, v, n FROM "+ks+".t WHERE k = 55") })
 }
-
-type fixedSession struct{ s *gocql.Session }
-
-func (f fixedSession) Session() (*gocql.Session, error) { return f.s, nil }
 
 // cqlRows renders (k int, c int, v text, n bigint) rows in token order,
 // as a scan returns them.

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/sstable-flight/sstable-flight/flightserver"
 	"github.com/sstable-flight/sstable-flight/flightserver/catalog"
 	"github.com/sstable-flight/sstable-flight/flightserver/fresh"
@@ -43,7 +42,7 @@ func BenchmarkFreshness(b *testing.B) {
 			defer cancel()
 			var wg sync.WaitGroup
 			if arm == "commitlog" {
-				l, err := fresh.Start(fresh.Config{Dir: filepath.Join(node.Dir, "commitlog"), Catalog: cat, Sessions: fixedSession{s}})
+				l, err := fresh.Start(fresh.Config{Dir: filepath.Join(node.Dir, "commitlog"), Catalog: cat, Sessions: catalog.Fixed{S: s}})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -80,8 +79,3 @@ func BenchmarkFreshness(b *testing.B) {
 		})
 	}
 }
-
-// fixedSession is catalog.Sessions over one session.
-type fixedSession struct{ s *gocql.Session }
-
-func (f fixedSession) Session() (*gocql.Session, error) { return f.s, nil }

@@ -42,10 +42,10 @@ type Sessions interface {
 	Session() (*gocql.Session, error)
 }
 
-// fixed is a session that does not change.
-type fixed struct{ s *gocql.Session }
+// Fixed is Sessions over one session that does not change (tests, tools).
+type Fixed struct{ S *gocql.Session }
 
-func (f fixed) Session() (*gocql.Session, error) { return f.s, nil }
+func (f Fixed) Session() (*gocql.Session, error) { return f.S, nil }
 
 // Catalog finds the schema of a table, preferring Cassandra's schema,
 // then the table directory's schema.cql, then the SSTable headers (see
@@ -81,7 +81,7 @@ func New(opts Options) *Catalog {
 		opts.Now = time.Now
 	}
 	if opts.Conn == nil && opts.Session != nil {
-		opts.Conn = fixed{opts.Session}
+		opts.Conn = Fixed{opts.Session}
 	}
 	return &Catalog{opts: opts, files: map[string]fileEntry{}}
 }
