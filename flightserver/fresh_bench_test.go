@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -71,6 +72,7 @@ func BenchmarkScanUnflushedTail(b *testing.B) {
 	}
 	write("tail", rows*9/10, rows)
 	cat := catalog.New(catalog.Options{Session: s})
+	heapBefore := heapInUse()
 	clog, err := fresh.Start(fresh.Config{Dir: filepath.Join(node.Dir, "commitlog"), Catalog: cat, Sessions: catalog.Fixed{S: s}})
 	if err != nil {
 		b.Fatal(err)
@@ -93,14 +95,33 @@ func BenchmarkScanUnflushedTail(b *testing.B) {
 	if err := cat.Refresh(ctx); err != nil {
 		b.Fatal(err)
 	}
-	for deadline := time.Now().Add(time.Minute); clog.Stats().Updates < rows/10; {
-		if time.Now().After(deadline) {
-			b.Fatalf("after a minute the overlay holds %+v, want %d updates", clog.Stats(), rows/10)
+	// The log is read to its end when a poll found nothing new: the
+	// position stays, and past the writes.
+	for deadline, last := time.Now().Add(time.Minute), clog.Stats(); ; {
+		time.Sleep(time.Second)
+		st := clog.Stats()
+		if st.Updates >= rows/10 && st.Through.SegmentID != 0 && st.Through == last.Through && st.Updates == last.Updates {
+			break
 		}
-		time.Sleep(100 * time.Millisecond)
+		if time.Now().After(deadline) {
+			b.Fatalf("after a minute the overlay holds %+v, want %d updates and a log read to its end", st, rows/10)
+		}
+		last = st
 	}
+	// Planning each table cuts its epoch: the flushed table's updates,
+	// and the tail's flushed 90%, are dropped as covered, and the tail's
+	// runs are sealed. What is left is the unflushed writes' cost.
 	info := scan("tail")
+	scan("flushed")
 	b.Logf("tail planned with %d rows estimated; app_metadata %s", info.TotalRecords, info.AppMetadata)
+	st, heap := clog.Stats(), heapInUse()-heapBefore
+	b.Logf("unflushed: %d updates, %d bytes held (sstf_overlay_bytes); heap %d bytes more than before the log was read, with the tail's runs: %.0f per update, %.2f per byte held",
+		st.Updates, st.Bytes, heap, float64(heap)/float64(st.Updates), float64(heap)/float64(st.Bytes))
+	for _, table := range []string{"flushed", "tail"} {
+		if n, err := countRows(ctx, &testServer{client: client}, scan(table).Endpoint[0].Ticket.Ticket); err != nil || n != rows {
+			b.Fatalf("%s: %d rows (%v), want %d", table, n, err, rows)
+		}
+	}
 	for _, table := range []string{"flushed", "tail"} {
 		b.Run(table, func(b *testing.B) {
 			b.ReportAllocs()
@@ -112,4 +133,25 @@ func BenchmarkScanUnflushedTail(b *testing.B) {
 			}
 		})
 	}
+	// A keyed read of a partition the tail holds only in the log, and of
+	// the same partition flushed: one command sent as the ticket.
+	for _, table := range []string{"flushed", "tail"} {
+		b.Run(table+"-key", func(b *testing.B) {
+			c, _ := json.Marshal(map[string]any{"version": 1, "keyspace": ks, "table": table, "keys": []any{map[string]any{"k": rows/10 - 5}}})
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := flighttest.DrainDoGet(ctx, client, c); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// heapInUse is the live heap after a collection (HeapAlloc).
+func heapInUse() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
 }

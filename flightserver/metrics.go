@@ -150,7 +150,7 @@ func overlayMetrics(l *fresh.Log) []prometheus.Collector {
 	}
 	return []prometheus.Collector{
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_overlay_bytes",
-			Help: "Bytes of commit log mutations held for writes not yet flushed (bounded by sstf_overlay_max_bytes)."},
+			Help: "Bytes the commit log entries held for writes not yet flushed take: each mutation and about 224 bytes of its own (bounded by sstf_overlay_max_bytes)."},
 			stat(func(s overlay.Stats) float64 { return float64(s.Bytes) })),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sstf_overlay_max_bytes", Help: "The bound on sstf_overlay_bytes (--commitlog-overlay-max-bytes)."},
 			func() float64 { return float64(l.MaxBytes()) }),

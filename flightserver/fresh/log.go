@@ -22,7 +22,7 @@ import (
 type Config struct {
 	// Dir is the node's commit log directory.
 	Dir string
-	// MaxBytes bounds the mutation bytes kept (overlay.Config.MaxBytes;
+	// MaxBytes bounds the commit log entries held (overlay.Config.MaxBytes;
 	// 0: overlay.DefaultMaxBytes).
 	MaxBytes int64
 	// PollInterval is how often the log is read for new writes (default
