@@ -159,7 +159,7 @@ func NewReader(ra io.ReaderAt, size int64, file string, opt Options) (*Reader, e
 	}
 	r.marker, r.logical = h.Size, h.Size
 	if f := opt.From; f.Marker != 0 {
-		if f.Marker < h.Size || f.Logical < h.Size || (!h.Compressed() && f.Logical != f.Marker) || f.After > f.Logical {
+		if f.Marker < h.Size || f.Logical < h.Size || (!h.Compressed() && f.Logical != f.Marker) || f.After < 0 {
 			return nil, fmt.Errorf("resume %s at %+v: not a checkpoint of this segment (its header ends at %d)", file, f, h.Size)
 		}
 		r.marker, r.logical = f.Marker, f.Logical
