@@ -22,8 +22,8 @@ import (
 
 // TestUnflushedWritesAreServed (issue #28): on the shared node, a table
 // written through CQL and never flushed (rows, overwrites, a partition, a
-// row and a range deleted) reads through Flight as SELECT does, from the
-// commit log alone, and its plans say what they reflect; after a flush
+// row and a range deleted, a column written and dropped) reads through
+// Flight as SELECT does, from the commit log alone, and its plans say what they reflect; after a flush
 // and more writes, a read over the new SSTable and the log neither loses
 // nor doubles a row; a key only in the log reads by key.
 func TestUnflushedWritesAreServed(t *testing.T) {
@@ -52,6 +52,11 @@ func TestUnflushedWritesAreServed(t *testing.T) {
 	exec("DELETE FROM " + ks + ".t WHERE k = 4 AND c = 2")
 	exec("DELETE FROM " + ks + ".t WHERE k = 5 AND c >= 3 AND c < 7")
 	exec("UPDATE " + ks + ".t SET v = null WHERE k = 6 AND c = 0")
+	// A column written and dropped, its writes still in the log: they
+	// decode with the type the schema recorded for it, and are ignored.
+	exec("ALTER TABLE " + ks + ".t ADD gone map<text, int>")
+	exec("UPDATE " + ks + ".t SET gone = {'a': 1}, v = 'with gone' WHERE k = 8 AND c = 1")
+	exec("ALTER TABLE " + ks + ".t DROP gone")
 
 	cat := catalog.New(catalog.Options{Session: s})
 	clog, err := fresh.Start(fresh.Config{Dir: node.Dir + "/commitlog", PollInterval: 50 * time.Millisecond,

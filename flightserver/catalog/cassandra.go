@@ -80,10 +80,11 @@ func readTables(ctx context.Context, s *gocql.Session) ([]*Table, []UnreadableTa
 		return nil, nil, fmt.Errorf("read system_schema.tables: %w", err)
 	}
 	bad := map[typeKey]error{}
-	if err := readColumns(ctx, s, byKey, newResolver(types), bad); err != nil {
+	res := newResolver(types)
+	if err := readColumns(ctx, s, byKey, res, bad); err != nil {
 		return nil, nil, err
 	}
-	if err := readDropped(ctx, s, byKey); err != nil {
+	if err := readDropped(ctx, s, byKey, res); err != nil {
 		return nil, nil, err
 	}
 	var out []*Table
@@ -196,14 +197,25 @@ func readColumn(res *resolver, ks, tbl, col, kind, typ string) (*marshal.Type, K
 }
 
 // readDropped reads system_schema.dropped_columns; see FromCassandra on
-// the drop time's precision.
-func readDropped(ctx context.Context, s *gocql.Session, tables map[typeKey]*Table) error {
-	var ks, tbl, col string
+// the drop time's precision. A dropped column's type is kept where it
+// parses (DroppedTypes): the commit log may still hold writes of it.
+func readDropped(ctx context.Context, s *gocql.Session, tables map[typeKey]*Table, res *resolver) error {
+	var ks, tbl, col, typ string
 	var at time.Time
-	iter := s.Query("SELECT keyspace_name, table_name, column_name, dropped_time FROM system_schema.dropped_columns").WithContext(ctx).Iter()
-	for iter.Scan(&ks, &tbl, &col, &at) {
-		if t := tables[typeKey{ks, tbl}]; t != nil {
-			t.Dropped[col] = at.UnixMilli() * 1000
+	iter := s.Query("SELECT keyspace_name, table_name, column_name, dropped_time, type FROM system_schema.dropped_columns").WithContext(ctx).Iter()
+	for iter.Scan(&ks, &tbl, &col, &at, &typ) {
+		t := tables[typeKey{ks, tbl}]
+		if t == nil {
+			continue
+		}
+		t.Dropped[col] = at.UnixMilli() * 1000
+		if rt, err := parseTypeString(typ, fmt.Sprintf("system_schema.dropped_columns %s.%s.%s", ks, tbl, col)); err == nil {
+			if mt, err := res.column(rt, ks); err == nil {
+				if t.DroppedTypes == nil {
+					t.DroppedTypes = map[string]*marshal.Type{}
+				}
+				t.DroppedTypes[col] = mt
+			}
 		}
 	}
 	if err := iter.Close(); err != nil {

@@ -64,6 +64,10 @@ type Table struct {
 	// microseconds. A column dropped and then re-added is both here and
 	// in Columns: its cells written at or before the drop stay hidden.
 	Dropped map[string]int64
+	// DroppedTypes are the dropped columns' types, where Cassandra's
+	// schema gives them (system_schema.dropped_columns): what decodes
+	// their writes still in the commit log. Nil from other sources.
+	DroppedTypes map[string]*marshal.Type
 	// Source says where the schema came from: SourceCassandra,
 	// SourceSchemaCQL or SourceHeader.
 	Source string

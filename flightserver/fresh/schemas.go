@@ -10,10 +10,9 @@ import (
 // each table with an id, under a header naming every column (the runs'
 // header: a reader maps its columns by name, as an SSTable's).
 //
-// NB: dropped columns' types are not read (catalog.Table.Dropped has
-// their drop times only), so a mutation still in the log that writes a
-// column dropped since cannot be decoded: its table is served flushed
-// only until the segment goes.
+// A column dropped since decodes with the type Cassandra's schema
+// recorded for it (catalog.Table.DroppedTypes); the runs leave its cells
+// out, as reads ignore them.
 func overlayTables(s *catalog.Schema) map[commitlog.TableID]overlay.Table {
 	out := map[commitlog.TableID]overlay.Table{}
 	if s == nil {
@@ -24,7 +23,16 @@ func overlayTables(s *catalog.Schema) map[commitlog.TableID]overlay.Table {
 		if err != nil {
 			continue
 		}
-		out[id] = overlay.Table{Name: t.Keyspace + "." + t.Name, Header: t.Header()}
+		ot := overlay.Table{Name: t.Keyspace + "." + t.Name, Header: t.Header()}
+		for name, typ := range t.DroppedTypes {
+			if _, live := t.Column(name); !live {
+				if ot.Dropped == nil {
+					ot.Dropped = map[string]string{}
+				}
+				ot.Dropped[name] = typ.Marshal()
+			}
+		}
+		out[id] = ot
 	}
 	return out
 }
