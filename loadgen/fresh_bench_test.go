@@ -26,13 +26,15 @@ import (
 //   - periodic: the shared node (commitlog_sync periodic, 10 s, its
 //     default; the segment mmap'd), the server reading its commit log,
 //     nothing flushed;
+//
 //   - flushed: the same node and table, the server reading SSTables only
 //     while the table is flushed every second (nodetool, as
 //     memtable_flush_period_in_ms = 1000 would): today's only lever;
+//
 //   - batch, group (15 ms window), periodic-lz4 (a compressed log, which
 //     reaches its file only at each 10 s sync): nodes of their own.
 //
-//	go test ./loadgen -run '^$' -bench BenchmarkFreshness -benchtime 1x
+//     go test ./loadgen -run '^$' -bench BenchmarkFreshness -benchtime 1x
 func BenchmarkFreshness(b *testing.B) {
 	shared := cassandratest.Shared(b)
 	arms := []struct {
