@@ -177,7 +177,7 @@ func (o *Overlay) Poll() error {
 	}
 	var last commitlog.Position
 	polled, err := o.tail.Poll(func(e commitlog.Entry, mv int) {
-		o.keep(dec, bytes.Clone(e.Mutation), mv, e.Position, false)
+		o.keep(dec, e.Mutation, mv, e.Position, false)
 		last = e.Position
 	})
 	o.mu.Lock()
@@ -258,9 +258,10 @@ func (o *Overlay) unpend(p *pendingEntry) {
 	}
 }
 
-// keep decodes one entry (mutation is the overlay's own) and keeps its
-// updates of configured tables. An entry the schemas cannot decode is
-// kept pending the first time; again after SetTables (retried: the
+// keep decodes one entry and keeps its updates of configured tables,
+// copying the mutation (the tailer's buffer) unless retried (a pending
+// entry's own copy); an entry skipped is never copied. An entry the
+// schemas cannot decode is kept pending the first time; again after SetTables (retried: the
 // schemas were read after the entry was written), a table still unknown
 // was dropped since, and is skipped, while a column still unknown loses
 // the entry.
@@ -278,12 +279,6 @@ func (o *Overlay) keep(dec *commitlog.Decoder, mutation []byte, mv int, pos comm
 	err := dec.Err()
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	size := int64(len(mutation)) + entryOverhead
-	if o.bytes+size > o.cfg.MaxBytes {
-		o.drop(pos, fmt.Errorf("keep the commit log's updates: over the %d bytes the overlay may hold (--commitlog-overlay-max-bytes)", o.cfg.MaxBytes), nil)
-		return
-	}
-	kept := &entry{mutation: mutation, mv: mv, pos: pos}
 	var me *commitlog.MutationError
 	errors.As(err, &me)
 	if errors.Is(err, commitlog.ErrUnknownTable) && len(ups) == 0 && me != nil && (retried || o.skip[me.Table]) {
@@ -293,6 +288,26 @@ func (o *Overlay) keep(dec *commitlog.Decoder, mutation []byte, mv int, pos comm
 		o.skip[me.Table] = true
 		o.unknown++
 		return
+	}
+	size := int64(len(mutation)) + entryOverhead
+	if o.bytes+size > o.cfg.MaxBytes {
+		o.drop(pos, fmt.Errorf("keep the commit log's updates: over the %d bytes the overlay may hold (--commitlog-overlay-max-bytes)", o.cfg.MaxBytes), nil)
+		return
+	}
+	kept := &entry{mutation: mutation, mv: mv, pos: pos}
+	if !retried {
+		// The tailer lends the bytes: copy what is kept, its keys with it.
+		kept.mutation = bytes.Clone(mutation)
+		for i := range ups {
+			// The decoder slices keys out of the mutation: the same bytes
+			// of the copy (a key it did not slice so is copied alone).
+			k := ups[i].key
+			if off := cap(mutation) - cap(k); len(k) > 0 && off >= 0 && off+len(k) <= len(mutation) && &mutation[off] == &k[0] {
+				ups[i].key = kept.mutation[off : off+len(k)]
+			} else {
+				ups[i].key = bytes.Clone(k)
+			}
+		}
 	}
 	if !retried && (errors.Is(err, commitlog.ErrUnknownTable) || errors.Is(err, commitlog.ErrUnknownColumn)) {
 		// The schema may not be read yet: decode it again when it changes.
